@@ -1,0 +1,62 @@
+//! Command line: `pathtrack [solve] FILE`, `count`, `generate`, `rref`, `bench`.
+//!
+//! Each subcommand has its own module with a clap `Args` struct and a `run` function that
+//! returns the process exit code or an [`crate::Error`] (printed here, exit code from
+//! [`crate::Error::exit_code`]). Results go to stdout; progress and notices to stderr.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "pathtrack", version, about = "All isolated solutions of a polynomial system by homotopy continuation", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Solve a system (the default: `pathtrack FILE` is `pathtrack solve FILE`).
+    Solve(solve::SolveArgs),
+    /// Write a member of a benchmark family (cyclic, katsura, noon, eco, chandra, reimer) as YAML.
+    Generate(generate::GenerateArgs),
+}
+
+pub mod generate;
+pub mod solve;
+
+/// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
+const SUBCOMMANDS: &[&str] = &["solve", "generate", "count", "rref", "bench", "help"];
+
+/// Inserts `solve` when the first argument is neither a subcommand nor a flag.
+fn with_default_subcommand(mut args: Vec<String>) -> Vec<String> {
+    if let Some(first) = args.get(1) {
+        if !first.starts_with('-') && !SUBCOMMANDS.contains(&first.as_str()) {
+            args.insert(1, "solve".to_string());
+        }
+    }
+    args
+}
+
+/// Parses the process arguments and runs; returns the exit code.
+pub fn main_entry() -> i32 {
+    let args = with_default_subcommand(std::env::args().collect());
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match &cli.command {
+        Command::Solve(a) => solve::run(a),
+        Command::Generate(a) => generate::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("pathtrack: error: {e}");
+            e.exit_code()
+        }
+    }
+}

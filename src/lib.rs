@@ -1,0 +1,22 @@
+//! pathtrack: all isolated solutions of a polynomial system by homotopy continuation.
+//!
+//! Data flow (see docs/architecture.md):
+//! `system` (parse) → `start` + `homotopy` (τ-form, Â, B_k) → `track` (batches of paths,
+//! through a `backend`: CPU threads + GEMM, or CUDA) → `endgame` → `post` (classify,
+//! deduplicate) → `report` (summary, JSON Lines).
+
+pub mod backend;
+pub mod cli;
+pub mod endgame;
+pub mod error;
+pub mod eval;
+pub mod homotopy;
+pub mod linalg;
+pub mod post;
+pub mod report;
+pub mod start;
+pub mod system;
+pub mod track;
+
+pub use error::{Error, InputError, Result};
+pub use num_complex::Complex64 as C64;

@@ -1,0 +1,4 @@
+//! Start systems: total degree, polyhedral, multi-homogeneous. Each produces a
+//! [`crate::homotopy::Homotopy`] and a stream of start points.
+
+pub mod total_degree;
