@@ -14,6 +14,7 @@ pub mod homotopy;
 pub mod linalg;
 pub mod post;
 pub mod report;
+pub mod solver;
 pub mod start;
 pub mod system;
 pub mod track;

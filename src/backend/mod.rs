@@ -1,1 +1,83 @@
-//! backend
+//! The boundary between the tracker and the hardware: a batch of points `(y_i, τ_i)` goes in,
+//! extended Jacobians or the Euler and Newton directions come out. The tracker never looks
+//! behind it, so the CPU and CUDA backends are interchangeable.
+//!
+//! Directions (T. Chen §2.3, §6): for each point the square system
+//! `[∂H/∂y; y*] [E N] = [−∂H/∂τ  −H; 0  0]` gives the Euler direction `E = dy/dτ` and the
+//! Newton step `N`, both orthogonal to `y` (projective tracking on the unit sphere).
+
+pub mod cpu;
+
+use crate::error::Result;
+use crate::homotopy::Homotopy;
+use num_complex::Complex64 as C64;
+
+/// Per-point results of [`Backend::directions`] (slices of length `p·N`, `p·N`, `p`).
+pub struct DirectionsOut<'a> {
+    pub euler: &'a mut [C64],
+    pub newton: &'a mut [C64],
+    /// Cheap condition estimate of the direction matrix (∞ when singular).
+    pub cond: &'a mut [f64],
+}
+
+pub trait Backend: Send {
+    /// Short name for reports ("cpu", "cuda").
+    fn name(&self) -> String;
+    /// Loads the homotopy every later call refers to.
+    fn set_homotopy(&mut self, h: &Homotopy) -> Result<()>;
+    /// Extended Jacobians `[D_y H, D_τ H, H]`, `p × n × (N+2)`, each equation scaled by a
+    /// positive factor (see [`crate::eval`]).
+    fn extended_jacobians(&mut self, ys: &[C64], taus: &[C64], out: &mut [C64]) -> Result<()>;
+    /// Euler and Newton directions at `p` points.
+    fn directions(&mut self, ys: &[C64], taus: &[C64], out: DirectionsOut<'_>) -> Result<()>;
+}
+
+/// Copies the rows of one point's extended Jacobian into the direction system
+/// `a = [∂H/∂y; y*]` (N×N) and `b = [−∂H/∂τ  −H; 0 0]` (N×2), equilibrating each equation
+/// row by its largest `|∂h_k/∂y_j|` (row scaling changes neither solution nor directions,
+/// and keeps the QR accurate when a coordinate tends to 0 and `∂h/∂y_j = ∂h/∂z_j / y_j`
+/// dwarfs the rest of the row).
+pub fn fill_direction_system(n: usize, ext: &[C64], y: &[C64], a: &mut [C64], b: &mut [C64]) {
+    let nh = n + 1;
+    let w = nh + 2;
+    for k in 0..n {
+        let row = &ext[k * w..(k + 1) * w];
+        let r = row[..nh].iter().map(|z| z.norm()).fold(0.0, f64::max);
+        let s = if r > 0.0 && r.is_finite() {
+            1.0 / r
+        } else {
+            1.0
+        };
+        for j in 0..nh {
+            a[k * nh + j] = row[j] * s;
+        }
+        b[k * 2] = -row[nh] * s;
+        b[k * 2 + 1] = -row[nh + 1] * s;
+    }
+    for j in 0..nh {
+        a[n * nh + j] = y[j].conj();
+    }
+    b[n * 2] = C64::new(0.0, 0.0);
+    b[n * 2 + 1] = C64::new(0.0, 0.0);
+}
+
+/// Fills the direction system of one point from its extended Jacobian and solves it:
+/// `a` (N×N) and `b` (N×2) are scratch; returns the condition estimate.
+pub fn solve_directions_one(
+    n: usize,
+    ext: &[C64],
+    y: &[C64],
+    a: &mut [C64],
+    b: &mut [C64],
+    euler: &mut [C64],
+    newton: &mut [C64],
+) -> f64 {
+    let nh = n + 1;
+    fill_direction_system(n, ext, y, a, b);
+    let cond = crate::linalg::small::qr_solve(nh, a, b, 2);
+    for j in 0..nh {
+        euler[j] = b[j * 2];
+        newton[j] = b[j * 2 + 1];
+    }
+    cond
+}

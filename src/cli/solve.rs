@@ -1,13 +1,87 @@
-//! `pathtrack solve FILE`.
-use crate::error::Result;
+//! `pathtrack solve FILE [--start …] [--seed S] [--json] [-o sols.jsonl]`.
+
+use crate::backend::cpu::CpuBackend;
+use crate::error::{Error, Result};
+use crate::report::{progress, summary_table, SolutionWriter};
+use crate::solver::{solve, SolveOptions, StartKind};
 use clap::Args;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendKind {
+    /// The GPU when one is present, else the CPU (with a notice).
+    Auto,
+    Cpu,
+    Cuda,
+}
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     /// System file (YAML or PHCpack format).
     pub file: std::path::PathBuf,
+    /// Start system.
+    #[arg(long, value_enum, default_value = "total-degree")]
+    pub start: StartKind,
+    /// Seed of every random choice (γ, lifting, patch): the same seed gives the same run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the summary as one JSON object on stdout (nothing else on stdout).
+    #[arg(long)]
+    pub json: bool,
+    /// Write every path's endpoint as JSON Lines, streamed while paths finish.
+    #[arg(short, long)]
+    pub output: Option<std::path::PathBuf>,
+    /// Where paths are tracked.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendKind,
+    /// CPU threads (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Paths tracked at once.
+    #[arg(long)]
+    pub batch: Option<usize>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
-pub fn run(_a: &SolveArgs) -> Result<i32> {
+pub fn run(a: &SolveArgs) -> Result<i32> {
+    let system = crate::system::load(&a.file)?;
+    let mut opts = SolveOptions {
+        start: a.start,
+        seed: a.seed,
+        ..Default::default()
+    };
+    if let Some(b) = a.batch {
+        if b == 0 {
+            return Err(Error::Usage("--batch must be positive".into()));
+        }
+        opts.tracker.batch = b;
+    }
+    let mut backend = match a.backend {
+        BackendKind::Cuda => {
+            return Err(Error::Usage(
+                "--backend cuda: this build has no CUDA backend yet".into(),
+            ))
+        }
+        BackendKind::Auto | BackendKind::Cpu => CpuBackend::new(a.threads)?,
+    };
+    let total = match a.start {
+        StartKind::TotalDegree => system.total_degree().unwrap_or(0) as u64,
+    };
+    let pb = progress(total, a.quiet);
+    let mut writer = SolutionWriter::create(a.output.as_deref())?;
+    let summary = solve(&system, &opts, &mut backend, &mut |e| {
+        pb.inc(1);
+        writer.write(e)
+    })?;
+    pb.finish_and_clear();
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string(&summary).map_err(|e| Error::Internal(e.to_string()))?
+        );
+    } else {
+        print!("{}", summary_table(&summary));
+    }
     Ok(0)
 }

@@ -1,1 +1,131 @@
-//! homotopy
+//! The homotopy form shared by every start system (T. Chen, "GPU-accelerated path tracker
+//! for polyhedral homotopy", §2):
+//!
+//! `h_k(y, τ) = Σ_a c_{k,a} · y^{a_hom} · e^{τ·ω_k(a)}`,  `τ = log t`,
+//!
+//! homogenized in `y = (y_0, …, y_{n−1}, y_n) ∈ C^{n+1}` with the homogenizing coordinate
+//! LAST: `a_hom = (a, d_k − Σ a)` where `d_k` is the largest total degree in `h_k`. The
+//! target system is `H(·, 0)` (t = 1). Total-degree, polyhedral and parameter homotopies all
+//! produce this form: a coefficient that is a sum `Σ c·t^ω` becomes several terms with the
+//! same exponent and different lifts ω.
+
+use crate::system::{Polynomial, System};
+use num_complex::Complex64 as C64;
+
+/// One term `coeff · y^exponents · e^{τ·lift}` of a homotopy equation (homogenized exponents,
+/// length n+1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HomTerm {
+    pub coeff: C64,
+    pub exponents: Vec<i32>,
+    pub lift: f64,
+}
+
+/// A homotopy in τ-form on `P^n`.
+#[derive(Clone, Debug)]
+pub struct Homotopy {
+    /// Number of affine variables (= equations); homogeneous coordinates are `n + 1`.
+    pub n: usize,
+    /// Terms of each equation, homogenized; (exponents, lift) pairs distinct within an equation.
+    pub equations: Vec<Vec<HomTerm>>,
+}
+
+impl Homotopy {
+    /// Builds a homotopy from affine terms `(coeff, exponents ∈ Z^n, lift)` per equation:
+    /// combines terms with equal (exponents, lift), drops zeros, homogenizes with the last
+    /// coordinate.
+    pub fn from_affine_terms(n: usize, eqs: Vec<Vec<(C64, Vec<i32>, f64)>>) -> Homotopy {
+        let equations = eqs
+            .into_iter()
+            .map(|terms| {
+                let mut merged: Vec<(C64, Vec<i32>, f64)> = Vec::new();
+                for (c, a, w) in terms {
+                    debug_assert_eq!(a.len(), n);
+                    match merged
+                        .iter_mut()
+                        .find(|(_, b, v)| *b == a && v.to_bits() == w.to_bits())
+                    {
+                        Some(t) => t.0 += c,
+                        None => merged.push((c, a, w)),
+                    }
+                }
+                merged.retain(|t| t.0 != C64::new(0.0, 0.0));
+                let d = merged
+                    .iter()
+                    .map(|t| t.1.iter().sum::<i32>())
+                    .max()
+                    .unwrap_or(0);
+                merged
+                    .into_iter()
+                    .map(|(coeff, mut a, lift)| {
+                        let s: i32 = a.iter().sum();
+                        a.push(d - s);
+                        HomTerm {
+                            coeff,
+                            exponents: a,
+                            lift,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Homotopy { n, equations }
+    }
+
+    /// The target system alone as a constant homotopy (every lift 0): used to refine and
+    /// check endpoints with the same evaluator.
+    pub fn target_only(system: &System) -> Homotopy {
+        let eqs = system
+            .equations
+            .iter()
+            .map(|f| terms_with_lift(f, C64::new(1.0, 0.0), 0.0))
+            .collect();
+        Homotopy::from_affine_terms(system.n(), eqs)
+    }
+
+    /// Number of homogeneous coordinates `n + 1`.
+    pub fn nh(&self) -> usize {
+        self.n + 1
+    }
+
+    /// Total number of terms (columns of `Â`).
+    pub fn term_count(&self) -> usize {
+        self.equations.iter().map(|e| e.len()).sum()
+    }
+
+    /// Direct evaluation of `[∂h/∂y, ∂h/∂τ, h]` at `(y, τ)`: the reference the batched
+    /// evaluators are tested against. Returns `n` rows of `n + 3` entries.
+    pub fn extended_jacobian_direct(&self, y: &[C64], tau: C64) -> Vec<Vec<C64>> {
+        let nh = self.nh();
+        self.equations
+            .iter()
+            .map(|terms| {
+                let mut row = vec![C64::new(0.0, 0.0); nh + 2];
+                for t in terms {
+                    let w = (tau * t.lift).exp();
+                    let mut mono = t.coeff * w;
+                    for (yj, &a) in y.iter().zip(&t.exponents) {
+                        mono *= yj.powi(a);
+                    }
+                    for j in 0..nh {
+                        let a = t.exponents[j];
+                        if a != 0 {
+                            row[j] += mono * a as f64 / y[j];
+                        }
+                    }
+                    row[nh] += mono * t.lift;
+                    row[nh + 1] += mono;
+                }
+                row
+            })
+            .collect()
+    }
+}
+
+/// The terms of `f` scaled by `scale`, all with lift `lift`.
+pub fn terms_with_lift(f: &Polynomial, scale: C64, lift: f64) -> Vec<(C64, Vec<i32>, f64)> {
+    f.terms
+        .iter()
+        .map(|t| (t.coeff * scale, t.exponents.clone(), lift))
+        .collect()
+}

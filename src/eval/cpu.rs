@@ -1,0 +1,131 @@
+//! Batched evaluation on the CPU through real GEMMs (the `gemm` crate): `[Re Ẑ; Im Ẑ] · Â`
+//! as one real product, elementwise shifted `exp`, then one complex product per equation
+//! block `E_k · B_kᵀ`, then the `diag(e^{−z}, 1, 1)` column scaling.
+//!
+//! The function works on one chunk of points on the calling thread; the backend splits a
+//! batch into chunks over threads (parallelism across points, not inside the product, so
+//! results do not depend on the thread count).
+
+use super::{safe_inv, safe_ln, EvalLayout};
+use gemm::{gemm, Parallelism};
+use num_complex::Complex64 as C64;
+
+/// Scratch buffers reused across calls for one chunk size.
+#[derive(Default)]
+pub struct Scratch {
+    zhat: Vec<f64>,
+    prod: Vec<f64>,
+    e: Vec<C64>,
+}
+
+/// Extended Jacobians of `q` points: `ys` is `q × N` (row-major), `taus` has `q` entries,
+/// `out` receives `q × n × (N+2)`: for point i and equation k the row
+/// `(∂h_k/∂y_0 … ∂h_k/∂y_n, ∂h_k/∂τ, h_k)`, each equation scaled by its own positive factor.
+pub fn extended_jacobians(
+    layout: &EvalLayout,
+    ys: &[C64],
+    taus: &[C64],
+    out: &mut [C64],
+    scratch: &mut Scratch,
+) {
+    let (n, nh, m) = (layout.n, layout.nh, layout.m);
+    let q = taus.len();
+    debug_assert_eq!(ys.len(), q * nh);
+    debug_assert_eq!(out.len(), q * n * (nh + 2));
+    let kz = nh + 1;
+    // Ẑ stacked as [Re; Im], 2q × (N+1) row-major.
+    scratch.zhat.clear();
+    scratch.zhat.resize(2 * q * kz, 0.0);
+    for i in 0..q {
+        for j in 0..nh {
+            let z = safe_ln(ys[i * nh + j]);
+            scratch.zhat[i * kz + j] = z.re;
+            scratch.zhat[(q + i) * kz + j] = z.im;
+        }
+        scratch.zhat[i * kz + nh] = taus[i].re;
+        scratch.zhat[(q + i) * kz + nh] = taus[i].im;
+    }
+    scratch.prod.clear();
+    scratch.prod.resize(2 * q * m, 0.0);
+    // SAFETY: dimensions and strides describe the buffers above exactly.
+    unsafe {
+        gemm(
+            2 * q,
+            m,
+            kz,
+            scratch.prod.as_mut_ptr(),
+            1,
+            m as isize,
+            false,
+            scratch.zhat.as_ptr(),
+            1,
+            kz as isize,
+            layout.a_hat.as_ptr(),
+            1,
+            m as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            Parallelism::None,
+        );
+    }
+    // Shifted exponentials, per equation block.
+    scratch.e.clear();
+    scratch.e.resize(q * m, C64::new(0.0, 0.0));
+    for i in 0..q {
+        let re = &scratch.prod[i * m..(i + 1) * m];
+        let im = &scratch.prod[(q + i) * m..(q + i + 1) * m];
+        let e = &mut scratch.e[i * m..(i + 1) * m];
+        for b in &layout.blocks {
+            let r = b.start..b.start + b.len;
+            let s = re[r.clone()]
+                .iter()
+                .fold(f64::NEG_INFINITY, |a, &v| a.max(v));
+            for c in r {
+                let mag = (re[c] - s).exp();
+                let (sin, cos) = im[c].sin_cos();
+                e[c] = C64::new(mag * cos, mag * sin);
+            }
+        }
+    }
+    // Per-equation products E_k (q × m_k) · B_kᵀ (m_k × (N+2)) into out[:, k, :].
+    let w = nh + 2;
+    let row = n * w;
+    for (k, b) in layout.blocks.iter().enumerate() {
+        // SAFETY: out has q rows of stride n·(N+2); block k occupies columns k·w..(k+1)·w.
+        unsafe {
+            gemm(
+                q,
+                w,
+                b.len,
+                out.as_mut_ptr().add(k * w),
+                1,
+                row as isize,
+                false,
+                scratch.e.as_ptr().add(b.start),
+                1,
+                m as isize,
+                b.bt.as_ptr(),
+                1,
+                w as isize,
+                C64::new(0.0, 0.0),
+                C64::new(1.0, 0.0),
+                false,
+                false,
+                false,
+                Parallelism::None,
+            );
+        }
+    }
+    // diag(e^{−z}, 1, 1): ∂h/∂y_j = ∂h/∂z_j / y_j.
+    for i in 0..q {
+        for j in 0..nh {
+            let inv = safe_inv(ys[i * nh + j]);
+            for k in 0..n {
+                out[i * row + k * w + j] *= inv;
+            }
+        }
+    }
+}
