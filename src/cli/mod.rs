@@ -19,8 +19,11 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Write a member of a benchmark family (cyclic, katsura, noon, eco, chandra, reimer) as YAML.
     Generate(generate::GenerateArgs),
+    /// Benchmarks that print tables (solve throughput, evaluator throughput).
+    Bench(bench::BenchArgs),
 }
 
+pub mod bench;
 pub mod generate;
 pub mod solve;
 
@@ -51,6 +54,7 @@ pub fn main_entry() -> i32 {
     let result = match &cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(code) => code,
