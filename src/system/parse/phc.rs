@@ -1,0 +1,145 @@
+//! PHCpack's input format:
+//! ```text
+//! 2            (number of equations, optionally followed by the number of variables)
+//! x**2 + 4*y**2 - 4;
+//! 2*y**2 - x;
+//! ```
+//! Each polynomial ends with `;` and may span lines; the variables are numbered in order
+//! of first appearance. Text after the last polynomial (e.g. the solution list of a
+//! PHCpack output file) is ignored as long as it holds no further `;`.
+
+use super::{check_variable_name, default_name, expr, line_col};
+use crate::error::InputError;
+use crate::system::System;
+use std::collections::HashMap;
+
+/// True when the first non-empty line starts with an unsigned integer.
+pub fn looks_like_phc(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .and_then(|l| l.split_whitespace().next())
+        .is_some_and(|tok| !tok.is_empty() && tok.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Parses a system in PHCpack's format; `origin` names the file in errors.
+pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
+    let at = |off: usize, msg: String| {
+        let (l, c) = line_col(text, off);
+        InputError::new(origin, msg).at(l, c)
+    };
+    // First non-empty line: n [m].
+    let mut off = 0;
+    let mut header = None;
+    for line in text.split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            header = Some((off, line));
+            break;
+        }
+        off += line.len();
+    }
+    let (hoff, hline) = header.ok_or_else(|| InputError::new(origin, "empty file"))?;
+    let mut counts = Vec::new();
+    let mut p = 0;
+    for tok in hline.split_whitespace() {
+        let tpos = hoff + p + hline[p..].find(tok).unwrap_or(0);
+        p = tpos - hoff + tok.len();
+        match tok.parse::<usize>() {
+            Ok(v) if counts.len() < 2 => counts.push((v, tpos)),
+            _ => {
+                return Err(at(
+                    tpos,
+                    format!(
+                        "PHCpack format: the first line must hold the number of equations, \
+                         optionally followed by the number of variables; found '{tok}'"
+                    ),
+                ))
+            }
+        }
+    }
+    let (n, npos) = counts[0];
+    if n == 0 {
+        return Err(at(npos, "the number of equations must be positive".into()));
+    }
+    if let Some(&(m, mpos)) = counts.get(1) {
+        if m != n {
+            return Err(at(
+                mpos,
+                format!("system is not square: {n} equations in {m} variables"),
+            ));
+        }
+    }
+    // Split the polynomials at ';'.
+    let body_start = hoff + hline.len();
+    let mut polys_src: Vec<(usize, &str)> = Vec::with_capacity(n);
+    let mut s = body_start;
+    while polys_src.len() < n {
+        match text[s..].find(';') {
+            Some(q) => {
+                polys_src.push((s, &text[s..s + q]));
+                s = s + q + 1;
+            }
+            None => {
+                return Err(at(
+                    text.len(),
+                    format!(
+                        "expected {n} polynomials each ending with ';', found {}",
+                        polys_src.len()
+                    ),
+                )
+                .equation(polys_src.len() + 1))
+            }
+        }
+    }
+    if let Some(q) = text[s..].find(';') {
+        return Err(at(
+            s + q,
+            format!("more polynomials than the {n} declared on the first line"),
+        ));
+    }
+    // Variables in order of first appearance.
+    let mut names: Vec<String> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (k, &(start, src)) in polys_src.iter().enumerate() {
+        let ids =
+            expr::identifiers(src).map_err(|e| at(start + e.offset, e.message).equation(k + 1))?;
+        for (name, p) in ids {
+            if index.contains_key(&name) {
+                continue;
+            }
+            check_variable_name(&name).map_err(|m| at(start + p, m).equation(k + 1))?;
+            index.insert(name.clone(), names.len());
+            names.push(name);
+        }
+    }
+    if names.len() != n {
+        return Err(at(
+            npos,
+            format!(
+                "system is not square: {n} equations in {} variables ({})",
+                names.len(),
+                names.join(", ")
+            ),
+        ));
+    }
+    let mut equations = Vec::with_capacity(n);
+    for (k, &(start, src)) in polys_src.iter().enumerate() {
+        let poly = expr::parse_expr(src, &index, n)
+            .map_err(|e| at(start + e.offset, e.message).equation(k + 1))?;
+        if poly.terms.is_empty() {
+            let lead = src.len() - src.trim_start().len();
+            return Err(at(
+                start + lead,
+                "equation is identically zero after expansion".into(),
+            )
+            .equation(k + 1));
+        }
+        equations.push(poly);
+    }
+    Ok(System {
+        name: default_name(origin),
+        description: "read from PHCpack format".to_string(),
+        variables: names,
+        equations,
+    })
+}
