@@ -8,7 +8,10 @@ use pathtrack::homotopy::Homotopy;
 use rand::{Rng, SeedableRng};
 
 fn rc(rng: &mut impl Rng) -> C64 {
-    C64::new(rng.random::<f64>() * 2.0 - 1.0, rng.random::<f64>() * 2.0 - 1.0)
+    C64::new(
+        rng.random::<f64>() * 2.0 - 1.0,
+        rng.random::<f64>() * 2.0 - 1.0,
+    )
 }
 
 /// A random mixed homotopy: n equations, random supports (degree ≤ 4, some negative
@@ -39,8 +42,15 @@ fn rel_err_up_to_scale(gemm: &[C64], direct: &[C64]) -> f64 {
     let num: C64 = gemm.iter().zip(direct).map(|(g, d)| g * d.conj()).sum();
     let den: f64 = direct.iter().map(|d| d.norm_sqr()).sum();
     let scale = num / den;
-    assert!(scale.re > 0.0 && scale.im.abs() < 1e-9 * scale.re, "scale {scale}");
-    let err: f64 = gemm.iter().zip(direct).map(|(g, d)| (g - d * scale).norm_sqr()).sum();
+    assert!(
+        scale.re > 0.0 && scale.im.abs() < 1e-9 * scale.re,
+        "scale {scale}"
+    );
+    let err: f64 = gemm
+        .iter()
+        .zip(direct)
+        .map(|(g, d)| (g - d * scale).norm_sqr())
+        .sum();
     (err / (den * scale.norm_sqr())).sqrt()
 }
 
@@ -54,7 +64,9 @@ fn gemm_evaluator_matches_direct_evaluation() {
         let p = rng.random_range(1..70);
         let nh = n + 1;
         let ys: Vec<C64> = (0..p * nh).map(|_| rc(&mut rng)).collect();
-        let taus: Vec<C64> = (0..p).map(|_| C64::new(-rng.random::<f64>() * 3.0, 0.0)).collect();
+        let taus: Vec<C64> = (0..p)
+            .map(|_| C64::new(-rng.random::<f64>() * 3.0, 0.0))
+            .collect();
         let mut out = vec![C64::new(f64::NAN, 0.0); p * layout.ext_len()];
         let mut s = eval_cpu::Scratch::default();
         eval_cpu::extended_jacobians(&layout, &ys, &taus, &mut out, &mut s);
@@ -84,7 +96,10 @@ fn direct_derivatives_match_finite_differences() {
         let mut ym = y.clone();
         yp[j] += eps;
         ym[j] -= eps;
-        let (fp, fm) = (h.extended_jacobian_direct(&yp, tau), h.extended_jacobian_direct(&ym, tau));
+        let (fp, fm) = (
+            h.extended_jacobian_direct(&yp, tau),
+            h.extended_jacobian_direct(&ym, tau),
+        );
         for k in 0..n {
             let fd = (fp[k][n + 2] - fm[k][n + 2]) / (2.0 * eps);
             assert!((fd - d[k][j]).norm() < 1e-6 * (1.0 + d[k][j].norm()));
@@ -109,14 +124,24 @@ fn directions_satisfy_the_unified_system() {
     let p = 100;
     let nh = n + 1;
     let ys: Vec<C64> = (0..p * nh).map(|_| rc(&mut rng)).collect();
-    let taus: Vec<C64> = (0..p).map(|_| C64::new(-rng.random::<f64>(), 0.0)).collect();
+    let taus: Vec<C64> = (0..p)
+        .map(|_| C64::new(-rng.random::<f64>(), 0.0))
+        .collect();
     let mut b = CpuBackend::new(2).unwrap();
     b.set_homotopy(&h).unwrap();
-    let (mut eu, mut ne, mut co) = (vec![C64::new(0.0, 0.0); p * nh], vec![C64::new(0.0, 0.0); p * nh], vec![0.0; p]);
+    let (mut eu, mut ne, mut co) = (
+        vec![C64::new(0.0, 0.0); p * nh],
+        vec![C64::new(0.0, 0.0); p * nh],
+        vec![0.0; p],
+    );
     b.directions(
         &ys,
         &taus,
-        pathtrack::backend::DirectionsOut { euler: &mut eu, newton: &mut ne, cond: &mut co },
+        pathtrack::backend::DirectionsOut {
+            euler: &mut eu,
+            newton: &mut ne,
+            cond: &mut co,
+        },
     )
     .unwrap();
     for i in 0..p {
@@ -128,7 +153,11 @@ fn directions_satisfy_the_unified_system() {
             let je: C64 = (0..nh).map(|j| d[k][j] * e[j]).sum::<C64>() + d[k][nh];
             let jn: C64 = (0..nh).map(|j| d[k][j] * nw[j]).sum::<C64>() + d[k][nh + 1];
             let tol = 1e-10 * co[i] * (scale + d[k][nh].norm() + d[k][nh + 1].norm());
-            assert!(je.norm() < tol && jn.norm() < tol, "point {i} eq {k}: {je} {jn} cond {}", co[i]);
+            assert!(
+                je.norm() < tol && jn.norm() < tol,
+                "point {i} eq {k}: {je} {jn} cond {}",
+                co[i]
+            );
         }
         let ye: C64 = y.iter().zip(e).map(|(a, b)| a.conj() * b).sum();
         let yn: C64 = y.iter().zip(nw).map(|(a, b)| a.conj() * b).sum();

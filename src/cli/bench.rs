@@ -46,7 +46,9 @@ pub fn system_by_name(name: &str) -> Result<System> {
         return Ok(crate::system::load(path)?);
     }
     let split = name.find(|c: char| c.is_ascii_digit()).ok_or_else(|| {
-        Error::Usage(format!("'{name}' is neither a file nor a family name with a size (e.g. katsura10)"))
+        Error::Usage(format!(
+            "'{name}' is neither a file nor a family name with a size (e.g. katsura10)"
+        ))
     })?;
     let n: usize = name[split..]
         .parse()
@@ -56,22 +58,46 @@ pub fn system_by_name(name: &str) -> Result<System> {
 
 pub fn run(a: &BenchArgs) -> Result<i32> {
     match &a.what {
-        BenchWhat::Solve { systems, threads, seed } => bench_solve(systems, *threads, *seed),
-        BenchWhat::Eval { systems, p, threads } => bench_eval(systems, p, *threads),
+        BenchWhat::Solve {
+            systems,
+            threads,
+            seed,
+        } => bench_solve(systems, *threads, *seed),
+        BenchWhat::Eval {
+            systems,
+            p,
+            threads,
+        } => bench_eval(systems, p, *threads),
     }
 }
 
 fn bench_solve(systems: &[String], threads: usize, seed: u64) -> Result<i32> {
     let mut backend = CpuBackend::new(threads)?;
-    println!("# pathtrack bench solve (backend cpu, {} threads, seed {seed})", backend.threads());
-    println!("{:<12} {:>8} {:>8} {:>12} {:>8} {:>8} {:>10} {:>10}", "system", "start", "paths", "finite", "at_inf", "failed", "seconds", "paths/s");
+    println!(
+        "# pathtrack bench solve (backend cpu, {} threads, seed {seed})",
+        backend.threads()
+    );
+    println!(
+        "{:<12} {:>8} {:>8} {:>12} {:>8} {:>8} {:>10} {:>10}",
+        "system", "start", "paths", "finite", "at_inf", "failed", "seconds", "paths/s"
+    );
     for name in systems {
         let sys = system_by_name(name)?;
-        let opts = SolveOptions { seed, ..Default::default() };
+        let opts = SolveOptions {
+            seed,
+            ..Default::default()
+        };
         let s = solve(&sys, &opts, &mut backend, &mut |_| Ok(()))?;
         println!(
             "{:<12} {:>8} {:>8} {:>12} {:>8} {:>8} {:>10.3} {:>10.1}",
-            name, "td", s.paths, s.finite, s.at_infinity, s.failed, s.seconds, s.paths as f64 / s.seconds
+            name,
+            "td",
+            s.paths,
+            s.finite,
+            s.at_infinity,
+            s.failed,
+            s.seconds,
+            s.paths as f64 / s.seconds
         );
     }
     Ok(0)
@@ -80,7 +106,10 @@ fn bench_solve(systems: &[String], threads: usize, seed: u64) -> Result<i32> {
 fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
     let mut backend = CpuBackend::new(threads)?;
     println!("# pathtrack bench eval (backend cpu, {} threads): extended Jacobians [D_y H, D_τ H, H] of the total-degree homotopy", backend.threads());
-    println!("{:<12} {:>4} {:>6} {:>8} {:>12} {:>14} {:>10}", "system", "n", "terms", "p", "µs/call", "points/s", "GFLOP/s");
+    println!(
+        "{:<12} {:>4} {:>6} {:>8} {:>12} {:>14} {:>10}",
+        "system", "n", "terms", "p", "µs/call", "points/s", "GFLOP/s"
+    );
     for name in systems {
         let sys = system_by_name(name)?;
         let mut rng = rng_for(7);
@@ -90,8 +119,12 @@ fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
         let layout = crate::eval::EvalLayout::new(h);
         let nh = h.nh();
         for &p in ps {
-            let ys: Vec<C64> = (0..p * nh).map(|_| C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5)).collect();
-            let taus: Vec<C64> = (0..p).map(|_| C64::new(-rng.random::<f64>(), 0.0)).collect();
+            let ys: Vec<C64> = (0..p * nh)
+                .map(|_| C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+                .collect();
+            let taus: Vec<C64> = (0..p)
+                .map(|_| C64::new(-rng.random::<f64>(), 0.0))
+                .collect();
             let mut out = vec![C64::new(0.0, 0.0); p * layout.ext_len()];
             backend.extended_jacobians(&ys, &taus, &mut out)?; // warm-up
             let target = 0.3;
@@ -103,7 +136,13 @@ fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
             let per = clock.elapsed().as_secs_f64() / reps as f64;
             println!(
                 "{:<12} {:>4} {:>6} {:>8} {:>12.2} {:>14.0} {:>10.2}",
-                name, h.n, layout.m, p, per * 1e6, p as f64 / per, layout.flops(p) / per * 1e-9
+                name,
+                h.n,
+                layout.m,
+                p,
+                per * 1e6,
+                p as f64 / per,
+                layout.flops(p) / per * 1e-9
             );
         }
     }

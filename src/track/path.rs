@@ -6,7 +6,7 @@ use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
 pub const SAMPLE_RATIO: f64 = 3.0;
 /// A diverging path is stopped once `s = τ_end − τ` is below this.
-pub const DIVERGENCE_S: f64 = 1e-6;
+pub const DIVERGENCE_S: f64 = 1e-8;
 /// Endgame samples kept per path (the newest).
 pub const MAX_SAMPLES: usize = 4;
 use num_complex::Complex64 as C64;
@@ -154,17 +154,21 @@ impl PathState {
     }
 
     /// A path whose homogenizing coordinate has a clearly positive valuation, stable over the
-    /// last three samples and at `s ≤ DIVERGENCE_S`, goes to infinity: no need to track it
-    /// further. (Earlier, a path that moves fast towards a finite endpoint can mimic a
-    /// fractional valuation: seen on cyclic-6 at s ≈ 10⁻³.)
+    /// last three estimates (four samples) at `s ≤ DIVERGENCE_S`, goes to infinity: no need
+    /// to track it further. A finite endpoint whose homogenizing coordinate is tiny (a
+    /// solution of huge norm) looks like valuation 1 until `s` falls below that coordinate
+    /// (seen on chandra-6 at s = 1e-6, and on cyclic-6 a fast path mimicked 1/6 at 1e-3), so
+    /// `DIVERGENCE_S` matches [`crate::post::INFINITY_TOL`].
     fn diverging(&self) -> Option<f64> {
         let k = self.samples.len();
-        if k < 3 || self.samples[k - 1].0 < -DIVERGENCE_S {
+        if k < 4 || self.samples[k - 1].0 < -DIVERGENCE_S {
             return None;
         }
+        let v0 = homogenizing_valuation(&self.samples[k - 4..k - 2], 0.0)?;
         let v1 = homogenizing_valuation(&self.samples[k - 3..k - 1], 0.0)?;
         let v2 = homogenizing_valuation(&self.samples[k - 2..], 0.0)?;
-        (v2 > 2.0 * VALUATION_TOL && (v1 - v2).abs() < 0.01).then_some(v2)
+        let stable = (v0 - v1).abs() < 0.01 && (v1 - v2).abs() < 0.01;
+        (v2 > 2.0 * VALUATION_TOL && stable).then_some(v2)
     }
 
     /// Begins a step attempt from (y, τ) with k1 known: the stage-2 point.
