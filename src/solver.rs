@@ -86,6 +86,7 @@ pub fn solve(
                     path: i,
                     y: td.start_point(i as u128),
                     tau,
+                    log: false,
                 });
                 (h, count, Box::new(iter))
             }

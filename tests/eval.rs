@@ -69,7 +69,7 @@ fn gemm_evaluator_matches_direct_evaluation() {
             .collect();
         let mut out = vec![C64::new(f64::NAN, 0.0); p * layout.ext_len()];
         let mut s = eval_cpu::Scratch::default();
-        eval_cpu::extended_jacobians(&layout, &ys, &taus, &mut out, &mut s);
+        eval_cpu::extended_jacobians(&layout, &ys, &taus, None, &mut out, &mut s);
         let w = nh + 2;
         for i in 0..p {
             let d = h.extended_jacobian_direct(&ys[i * nh..(i + 1) * nh], taus[i]);
@@ -137,6 +137,7 @@ fn directions_satisfy_the_unified_system() {
     b.directions(
         &ys,
         &taus,
+        &vec![false; p],
         pathtrack::backend::DirectionsOut {
             euler: &mut eu,
             newton: &mut ne,
@@ -162,5 +163,44 @@ fn directions_satisfy_the_unified_system() {
         let ye: C64 = y.iter().zip(e).map(|(a, b)| a.conj() * b).sum();
         let yn: C64 = y.iter().zip(nw).map(|(a, b)| a.conj() * b).sum();
         assert!(ye.norm() < 1e-10 * co[i] && yn.norm() < 1e-10 * co[i]);
+    }
+}
+
+#[test]
+fn log_mode_points_give_derivatives_in_z() {
+    // ∂h/∂z_j = y_j ∂h/∂y_j: a point given as z = log y in log mode must produce the
+    // projective row times diag(y) (same per-equation scale).
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    let n = 4;
+    let h = random_homotopy(&mut rng, n, true);
+    let layout = EvalLayout::new(&h);
+    let nh = n + 1;
+    let p = 9;
+    let ys: Vec<C64> = (0..p * nh).map(|_| rc(&mut rng)).collect();
+    let zs: Vec<C64> = ys.iter().map(|y| y.ln()).collect();
+    let taus: Vec<C64> = (0..p)
+        .map(|_| C64::new(-rng.random::<f64>(), 0.0))
+        .collect();
+    let mut out = vec![C64::new(f64::NAN, 0.0); p * layout.ext_len()];
+    let mut s = eval_cpu::Scratch::default();
+    let modes: Vec<bool> = (0..p).map(|i| i % 2 == 0).collect();
+    let pts: Vec<C64> = (0..p * nh)
+        .map(|k| if modes[k / nh] { zs[k] } else { ys[k] })
+        .collect();
+    eval_cpu::extended_jacobians(&layout, &pts, &taus, Some(&modes), &mut out, &mut s);
+    let w = nh + 2;
+    for i in 0..p {
+        let y = &ys[i * nh..(i + 1) * nh];
+        let d = h.extended_jacobian_direct(y, taus[i]);
+        for k in 0..n {
+            let mut want = d[k].clone();
+            if modes[i] {
+                for j in 0..nh {
+                    want[j] *= y[j];
+                }
+            }
+            let g = &out[i * layout.ext_len() + k * w..i * layout.ext_len() + (k + 1) * w];
+            assert!(rel_err_up_to_scale(g, &want) < 1e-12, "point {i} eq {k}");
+        }
     }
 }

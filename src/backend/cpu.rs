@@ -63,13 +63,19 @@ impl Backend for CpuBackend {
                 .zip(ys.par_chunks(CHUNK * nh))
                 .zip(taus.par_chunks(CHUNK))
                 .for_each_init(eval_cpu::Scratch::default, |s, ((o, y), t)| {
-                    eval_cpu::extended_jacobians(layout, y, t, o, s)
+                    eval_cpu::extended_jacobians(layout, y, t, None, o, s)
                 });
         });
         Ok(())
     }
 
-    fn directions(&mut self, ys: &[C64], taus: &[C64], out: DirectionsOut<'_>) -> Result<()> {
+    fn directions(
+        &mut self,
+        ys: &[C64],
+        taus: &[C64],
+        log_mode: &[bool],
+        out: DirectionsOut<'_>,
+    ) -> Result<()> {
         let layout = self.layout()?;
         let (n, nh, el) = (layout.n, layout.nh, layout.ext_len());
         self.pool.install(|| {
@@ -79,6 +85,7 @@ impl Backend for CpuBackend {
                 .zip(out.cond.par_chunks_mut(CHUNK))
                 .zip(ys.par_chunks(CHUNK * nh))
                 .zip(taus.par_chunks(CHUNK))
+                .zip(log_mode.par_chunks(CHUNK))
                 .for_each_init(
                     || {
                         (
@@ -88,16 +95,17 @@ impl Backend for CpuBackend {
                             vec![C64::new(0.0, 0.0); nh * 2],
                         )
                     },
-                    |(s, ext, a, b), ((((eu, ne), co), y), t)| {
+                    |(s, ext, a, b), (((((eu, ne), co), y), t), lm)| {
                         let q = t.len();
                         ext.clear();
                         ext.resize(q * el, C64::new(0.0, 0.0));
-                        eval_cpu::extended_jacobians(layout, y, t, ext, s);
+                        eval_cpu::extended_jacobians(layout, y, t, Some(lm), ext, s);
                         for i in 0..q {
                             co[i] = solve_directions_one(
                                 n,
                                 &ext[i * el..(i + 1) * el],
                                 &y[i * nh..(i + 1) * nh],
+                                lm[i],
                                 a,
                                 b,
                                 &mut eu[i * nh..(i + 1) * nh],

@@ -28,8 +28,16 @@ pub trait Backend: Send {
     /// Extended Jacobians `[D_y H, D_τ H, H]`, `p × n × (N+2)`, each equation scaled by a
     /// positive factor (see [`crate::eval`]).
     fn extended_jacobians(&mut self, ys: &[C64], taus: &[C64], out: &mut [C64]) -> Result<()>;
-    /// Euler and Newton directions at `p` points.
-    fn directions(&mut self, ys: &[C64], taus: &[C64], out: DirectionsOut<'_>) -> Result<()>;
+    /// Euler and Newton directions at `p` points. A point flagged in `log_mode` is given in
+    /// affine log coordinates `z` (N entries, `z_n = 0`), and its directions are `dz/dτ` and
+    /// the Newton step in `z`, with the last entry 0 (see [`fill_direction_system`]).
+    fn directions(
+        &mut self,
+        ys: &[C64],
+        taus: &[C64],
+        log_mode: &[bool],
+        out: DirectionsOut<'_>,
+    ) -> Result<()>;
 }
 
 /// Copies the rows of one point's extended Jacobian into the direction system
@@ -37,12 +45,23 @@ pub trait Backend: Send {
 /// row by its largest `|∂h_k/∂y_j|` (row scaling changes neither solution nor directions,
 /// and keeps the QR accurate when a coordinate tends to 0 and `∂h/∂y_j = ∂h/∂z_j / y_j`
 /// dwarfs the rest of the row).
-pub fn fill_direction_system(n: usize, ext: &[C64], y: &[C64], a: &mut [C64], b: &mut [C64]) {
+///
+/// In log mode (`log = true`) the rows hold `∂h_k/∂z_j`, the homogenizing coordinate is fixed
+/// (`z_n = 0`: affine log coordinates) and the last row is `e_nᵀ` instead of `y*`.
+pub fn fill_direction_system(
+    n: usize,
+    ext: &[C64],
+    y: &[C64],
+    log: bool,
+    a: &mut [C64],
+    b: &mut [C64],
+) {
     let nh = n + 1;
     let w = nh + 2;
+    let cols = if log { n } else { nh };
     for k in 0..n {
         let row = &ext[k * w..(k + 1) * w];
-        let r = row[..nh].iter().map(|z| z.norm()).fold(0.0, f64::max);
+        let r = row[..cols].iter().map(|z| z.norm()).fold(0.0, f64::max);
         let s = if r > 0.0 && r.is_finite() {
             1.0 / r
         } else {
@@ -55,7 +74,16 @@ pub fn fill_direction_system(n: usize, ext: &[C64], y: &[C64], a: &mut [C64], b:
         b[k * 2 + 1] = -row[nh + 1] * s;
     }
     for j in 0..nh {
-        a[n * nh + j] = y[j].conj();
+        a[n * nh + j] = if log {
+            C64::new(if j == n { 1.0 } else { 0.0 }, 0.0)
+        } else {
+            y[j].conj()
+        };
+    }
+    if log {
+        for k in 0..n {
+            a[k * nh + n] = C64::new(0.0, 0.0);
+        }
     }
     b[n * 2] = C64::new(0.0, 0.0);
     b[n * 2 + 1] = C64::new(0.0, 0.0);
@@ -67,13 +95,14 @@ pub fn solve_directions_one(
     n: usize,
     ext: &[C64],
     y: &[C64],
+    log: bool,
     a: &mut [C64],
     b: &mut [C64],
     euler: &mut [C64],
     newton: &mut [C64],
 ) -> f64 {
     let nh = n + 1;
-    fill_direction_system(n, ext, y, a, b);
+    fill_direction_system(n, ext, y, log, a, b);
     let cond = crate::linalg::small::qr_solve(nh, a, b, 2);
     for j in 0..nh {
         euler[j] = b[j * 2];

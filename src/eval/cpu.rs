@@ -21,13 +21,19 @@ pub struct Scratch {
 /// Extended Jacobians of `q` points: `ys` is `q × N` (row-major), `taus` has `q` entries,
 /// `out` receives `q × n × (N+2)`: for point i and equation k the row
 /// `(∂h_k/∂y_0 … ∂h_k/∂y_n, ∂h_k/∂τ, h_k)`, each equation scaled by its own positive factor.
+///
+/// Points flagged in `log_mode` are given as `z = log y` instead of `y`, and their rows hold
+/// `∂h_k/∂z_j` (no `diag(e^{−z})` scaling): the coordinates of the early polyhedral path,
+/// where `y` itself would leave double range.
 pub fn extended_jacobians(
     layout: &EvalLayout,
     ys: &[C64],
     taus: &[C64],
+    log_mode: Option<&[bool]>,
     out: &mut [C64],
     scratch: &mut Scratch,
 ) {
+    let is_log = |i: usize| log_mode.is_some_and(|m| m[i]);
     let (n, nh, m) = (layout.n, layout.nh, layout.m);
     let q = taus.len();
     debug_assert_eq!(ys.len(), q * nh);
@@ -38,7 +44,11 @@ pub fn extended_jacobians(
     scratch.zhat.resize(2 * q * kz, 0.0);
     for i in 0..q {
         for j in 0..nh {
-            let z = safe_ln(ys[i * nh + j]);
+            let z = if is_log(i) {
+                ys[i * nh + j]
+            } else {
+                safe_ln(ys[i * nh + j])
+            };
             scratch.zhat[i * kz + j] = z.re;
             scratch.zhat[(q + i) * kz + j] = z.im;
         }
@@ -120,7 +130,7 @@ pub fn extended_jacobians(
         }
     }
     // diag(e^{−z}, 1, 1): ∂h/∂y_j = ∂h/∂z_j / y_j.
-    for i in 0..q {
+    for i in (0..q).filter(|&i| !is_log(i)) {
         for j in 0..nh {
             let inv = safe_inv(ys[i * nh + j]);
             for k in 0..n {

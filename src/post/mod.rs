@@ -90,8 +90,8 @@ impl<'a> Refiner<'a> {
         let tau = [C64::new(0.0, 0.0)];
         let mut last = f64::INFINITY;
         for _ in 0..iters {
-            eval_cpu::extended_jacobians(&self.layout, y, &tau, &mut ext, &mut scratch);
-            solve_directions_one(n, &ext, y, &mut a, &mut b, &mut eu, &mut ne);
+            eval_cpu::extended_jacobians(&self.layout, y, &tau, None, &mut ext, &mut scratch);
+            solve_directions_one(n, &ext, y, false, &mut a, &mut b, &mut eu, &mut ne);
             let eta = ne.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
             if !eta.is_finite() {
                 break;
@@ -108,7 +108,7 @@ impl<'a> Refiner<'a> {
                 break;
             }
         }
-        eval_cpu::extended_jacobians(&self.layout, y, &tau, &mut ext, &mut scratch);
+        eval_cpu::extended_jacobians(&self.layout, y, &tau, None, &mut ext, &mut scratch);
         (last, self.condition(&ext, y))
     }
 
@@ -120,7 +120,7 @@ impl<'a> Refiner<'a> {
             vec![C64::new(0.0, 0.0); nh * nh],
             vec![C64::new(0.0, 0.0); nh * 2],
         );
-        fill_direction_system(self.layout.n, ext, y, &mut a, &mut b);
+        fill_direction_system(self.layout.n, ext, y, false, &mut a, &mut b);
         let m = nalgebra::DMatrix::<C64>::from_fn(nh, nh, |i, j| a[i * nh + j]);
         let sv = m.singular_values();
         let (mx, mn) = sv

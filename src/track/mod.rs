@@ -66,12 +66,16 @@ impl Default for TrackerOptions {
     }
 }
 
-/// A start point: homogeneous coordinates (any scale) at parameter `tau`.
+/// A start point at parameter `tau`: homogeneous coordinates `y` (any scale), or, with
+/// `log`, affine log coordinates `z = (log x, 0)` (polyhedral start points, whose `x` may
+/// leave double range at τ₀). A log-mode path switches to projective coordinates as soon as
+/// its coordinates are representable (see [`path::LOG_SWITCH_SPREAD`]).
 #[derive(Clone, Debug)]
 pub struct StartPoint {
     pub path: u64,
     pub y: Vec<C64>,
     pub tau: f64,
+    pub log: bool,
 }
 
 /// Counters of one tracking run.
@@ -93,7 +97,7 @@ pub fn track_all(
     let mut active: Vec<PathState> = Vec::with_capacity(opts.batch);
     let mut stats = TrackStats::default();
     let mut exhausted = false;
-    let (mut ys, mut taus) = (Vec::new(), Vec::new());
+    let (mut ys, mut taus, mut logs) = (Vec::new(), Vec::new(), Vec::new());
     let (mut eu, mut ne, mut co) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         while !exhausted && active.len() < opts.batch {
@@ -111,13 +115,16 @@ pub fn track_all(
         eu.resize(p * nh, C64::new(0.0, 0.0));
         ne.resize(p * nh, C64::new(0.0, 0.0));
         co.resize(p, 0.0);
+        logs.resize(p, false);
         for (i, s) in active.iter().enumerate() {
             ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
             taus[i] = C64::new(s.eval_tau, 0.0);
+            logs[i] = s.is_log();
         }
         backend.directions(
             &ys,
             &taus,
+            &logs,
             DirectionsOut {
                 euler: &mut eu,
                 newton: &mut ne,

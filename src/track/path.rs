@@ -5,6 +5,12 @@ use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
 pub const SAMPLE_RATIO: f64 = 3.0;
+/// A log-mode path switches to projective coordinates once `max_j Re z_j − min_j Re z_j`
+/// (with `z_n = 0`) is at most this: the coordinates then differ by at most e^30 ≈ 1e13.
+pub const LOG_SWITCH_SPREAD: f64 = 30.0;
+/// In the endgame zone the switch happens whenever the coordinates are representable.
+pub const LOG_SWITCH_SPREAD_ENDGAME: f64 = 600.0;
+
 /// A diverging path is stopped once `s = τ_end − τ` is below this.
 pub const DIVERGENCE_S: f64 = 1e-8;
 /// Endgame samples kept per path (the newest).
@@ -64,6 +70,8 @@ pub struct PathState {
     rejected: u32,
     samples: Vec<(f64, Vec<C64>)>,
     cond: f64,
+    /// Affine log coordinates `z = (log x, 0)` instead of projective `y`.
+    log: bool,
     /// The point the next round evaluates.
     pub eval_y: Vec<C64>,
     pub eval_tau: f64,
@@ -94,7 +102,9 @@ impl PathState {
     pub fn new(s: StartPoint, opts: &TrackerOptions) -> PathState {
         let nh = s.y.len();
         let mut y = s.y;
-        normalize(&mut y);
+        if !s.log {
+            normalize(&mut y);
+        }
         let zero = vec![C64::new(0.0, 0.0); nh];
         PathState {
             path: s.path,
@@ -113,10 +123,41 @@ impl PathState {
             rejected: 0,
             samples: Vec::new(),
             cond: 1.0,
+            log: s.log,
         }
     }
 
+    /// True while the path is tracked in log coordinates.
+    pub fn is_log(&self) -> bool {
+        self.log
+    }
+
+    /// Spread `max Re z − min Re z` of the log coordinates (with `z_n = 0`).
+    fn log_spread(&self) -> f64 {
+        let (lo, hi) = self
+            .y
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), z| {
+                (a.min(z.re), b.max(z.re))
+            });
+        hi - lo
+    }
+
+    /// Leaves log coordinates: `y = e^{z − max Re z}` normalized (tiny coordinates may
+    /// underflow to 0, which projective tracking handles).
+    fn to_projective(&mut self) {
+        let hi = self.y.iter().fold(f64::NEG_INFINITY, |a, z| a.max(z.re));
+        for z in self.y.iter_mut() {
+            *z = (*z - hi).exp();
+        }
+        normalize(&mut self.y);
+        self.log = false;
+    }
+
     fn finish(&mut self, code: TrackCode) -> PathEnd {
+        if self.log {
+            self.to_projective();
+        }
         PathEnd {
             path: self.path,
             y: std::mem::take(&mut self.y),
@@ -220,7 +261,9 @@ impl PathState {
                 }
                 let eta = norm(newton);
                 self.y.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
-                normalize(&mut self.y);
+                if !self.log {
+                    normalize(&mut self.y);
+                }
                 self.cond = cond;
                 if eta <= opts.corrector_tol * 1e-2
                     || (it + 1 >= opts.max_refine_iters && eta <= opts.corrector_tol)
@@ -288,7 +331,9 @@ impl PathState {
                     self.accepted += 1;
                     self.cond = cond;
                     std::mem::swap(&mut self.y, &mut self.yc);
-                    normalize(&mut self.y);
+                    if !self.log {
+                        normalize(&mut self.y);
+                    }
                     self.k[0].copy_from_slice(euler);
                     let target = self.target(opts);
                     let clipped = self.h_try < self.h;
@@ -306,6 +351,21 @@ impl PathState {
                     self.h = (base * factor).min(opts.h_max);
                     if self.tau >= opts.tau_end {
                         return Some(self.finish(TrackCode::Reached));
+                    }
+                    if self.log {
+                        let limit = if self.tau > opts.endgame_tau {
+                            LOG_SWITCH_SPREAD_ENDGAME
+                        } else {
+                            LOG_SWITCH_SPREAD
+                        };
+                        if self.log_spread() <= limit {
+                            // New coordinates: directions must be recomputed there.
+                            self.to_projective();
+                            self.phase = Phase::Refine(0);
+                            self.eval_y.copy_from_slice(&self.y);
+                            self.eval_tau = self.tau;
+                            return None;
+                        }
                     }
                     self.sample(opts);
                     if let Some(v) = self.diverging() {

@@ -1,0 +1,59 @@
+//! Tracker behaviour beyond the end-to-end counts: paths started in log coordinates switch
+//! to projective ones and reach the same endpoints.
+
+use num_complex::Complex64 as C64;
+use pathtrack::backend::{cpu::CpuBackend, Backend};
+use pathtrack::post::{Refiner, Status};
+use pathtrack::start::total_degree::TotalDegree;
+use pathtrack::track::{track_all, StartPoint, TrackerOptions};
+
+#[test]
+fn log_coordinate_start_reaches_the_same_endpoints() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/katsura5.yaml");
+    let sys = pathtrack::system::load(&p).unwrap();
+    let mut rng = pathtrack::solver::rng_for(4);
+    let td = TotalDegree::new(&sys, &mut rng).unwrap();
+    let mut b = CpuBackend::new(2).unwrap();
+    b.set_homotopy(&td.homotopy).unwrap();
+    let opts = TrackerOptions::default();
+    let refiner = Refiner::new(&sys, 0.0);
+    let mut run = |log: bool| {
+        let count = td.path_count() as u64;
+        let mut starts = (0..count).map(|i| {
+            let y = td.start_point(i as u128);
+            // affine log coordinates: z = log(x), z_n = 0
+            let z: Vec<C64> = y.iter().map(|v| (v / y[y.len() - 1]).ln()).collect();
+            StartPoint {
+                path: i,
+                y: if log { z } else { y },
+                tau: -16.0,
+                log,
+            }
+        });
+        let mut ends = Vec::new();
+        track_all(&mut b, td.homotopy.nh(), &opts, &mut starts, &mut |e| {
+            ends.push(refiner.process(e));
+            Ok(())
+        })
+        .unwrap();
+        ends.sort_by_key(|e| e.path);
+        ends
+    };
+    let a = run(false);
+    let l = run(true);
+    assert_eq!(a.len(), 32);
+    for (u, v) in a.iter().zip(&l) {
+        assert_eq!(u.status, Status::Nonsingular);
+        assert_eq!(v.status, Status::Nonsingular, "path {}", v.path);
+        let (x, y) = (
+            u.coordinates.as_ref().unwrap(),
+            v.coordinates.as_ref().unwrap(),
+        );
+        let d = x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| (p - q).norm())
+            .fold(0.0, f64::max);
+        assert!(d < 1e-9, "path {}: {d}", u.path);
+    }
+}
