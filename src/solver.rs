@@ -87,6 +87,7 @@ pub fn solve(
                     y: td.start_point(i as u128),
                     tau,
                     log: false,
+                    lifts: None,
                 });
                 (h, count, Box::new(iter))
             }
@@ -99,13 +100,7 @@ pub fn solve(
         tally.add(&e);
         on_endpoint(&e)
     };
-    track_all(
-        backend,
-        homotopy.nh(),
-        &opts.tracker,
-        &mut *starts,
-        &mut on_end,
-    )?;
+    track_all(backend, &homotopy, &opts.tracker, &mut *starts, &mut on_end)?;
     let c = tally.counts();
     Ok(Summary {
         system: system.name.clone(),

@@ -3,7 +3,7 @@
 
 use num_complex::Complex64 as C64;
 use pathtrack::backend::{cpu::CpuBackend, Backend};
-use pathtrack::eval::{cpu as eval_cpu, EvalLayout};
+use pathtrack::eval::{cpu as eval_cpu, EvalLayout, Points};
 use pathtrack::homotopy::Homotopy;
 use rand::{Rng, SeedableRng};
 
@@ -69,7 +69,7 @@ fn gemm_evaluator_matches_direct_evaluation() {
             .collect();
         let mut out = vec![C64::new(f64::NAN, 0.0); p * layout.ext_len()];
         let mut s = eval_cpu::Scratch::default();
-        eval_cpu::extended_jacobians(&layout, &ys, &taus, None, &mut out, &mut s);
+        eval_cpu::extended_jacobians(&layout, &Points::projective(&ys, &taus), &mut out, &mut s);
         let w = nh + 2;
         for i in 0..p {
             let d = h.extended_jacobian_direct(&ys[i * nh..(i + 1) * nh], taus[i]);
@@ -135,9 +135,7 @@ fn directions_satisfy_the_unified_system() {
         vec![0.0; p],
     );
     b.directions(
-        &ys,
-        &taus,
-        &vec![false; p],
+        &Points::projective(&ys, &taus),
         pathtrack::backend::DirectionsOut {
             euler: &mut eu,
             newton: &mut ne,
@@ -187,7 +185,17 @@ fn log_mode_points_give_derivatives_in_z() {
     let pts: Vec<C64> = (0..p * nh)
         .map(|k| if modes[k / nh] { zs[k] } else { ys[k] })
         .collect();
-    eval_cpu::extended_jacobians(&layout, &pts, &taus, Some(&modes), &mut out, &mut s);
+    eval_cpu::extended_jacobians(
+        &layout,
+        &Points {
+            ys: &pts,
+            taus: &taus,
+            log_mode: Some(&modes),
+            lifts: None,
+        },
+        &mut out,
+        &mut s,
+    );
     let w = nh + 2;
     for i in 0..p {
         let y = &ys[i * nh..(i + 1) * nh];
@@ -201,6 +209,46 @@ fn log_mode_points_give_derivatives_in_z() {
             }
             let g = &out[i * layout.ext_len() + k * w..i * layout.ext_len() + (k + 1) * w];
             assert!(rel_err_up_to_scale(g, &want) < 1e-12, "point {i} eq {k}");
+        }
+    }
+}
+
+#[test]
+fn per_point_lifts_replace_the_homotopy_lifts() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
+    let n = 3;
+    let h = random_homotopy(&mut rng, n, false);
+    let layout = EvalLayout::new(&h);
+    let (nh, m, p) = (n + 1, h.term_count(), 7);
+    let ys: Vec<C64> = (0..p * nh).map(|_| rc(&mut rng)).collect();
+    let taus: Vec<C64> = (0..p)
+        .map(|_| C64::new(-rng.random::<f64>() * 4.0, 0.0))
+        .collect();
+    let lifts: Vec<f64> = (0..p * m).map(|_| rng.random::<f64>() * 3.0).collect();
+    let mut out = vec![C64::new(f64::NAN, 0.0); p * layout.ext_len()];
+    let mut s = eval_cpu::Scratch::default();
+    let pts = Points {
+        ys: &ys,
+        taus: &taus,
+        log_mode: None,
+        lifts: Some(&lifts),
+    };
+    eval_cpu::extended_jacobians(&layout, &pts, &mut out, &mut s);
+    let w = nh + 2;
+    for i in 0..p {
+        // the same homotopy with point i's lifts substituted, evaluated directly
+        let mut hi = h.clone();
+        let mut c = 0;
+        for eq in hi.equations.iter_mut() {
+            for t in eq.iter_mut() {
+                t.lift = lifts[i * m + c];
+                c += 1;
+            }
+        }
+        let d = hi.extended_jacobian_direct(&ys[i * nh..(i + 1) * nh], taus[i]);
+        for k in 0..n {
+            let g = &out[i * layout.ext_len() + k * w..i * layout.ext_len() + (k + 1) * w];
+            assert!(rel_err_up_to_scale(g, &d[k]) < 1e-12, "point {i} eq {k}");
         }
     }
 }

@@ -28,10 +28,11 @@ fn log_coordinate_start_reaches_the_same_endpoints() {
                 y: if log { z } else { y },
                 tau: -16.0,
                 log,
+                lifts: None,
             }
         });
         let mut ends = Vec::new();
-        track_all(&mut b, td.homotopy.nh(), &opts, &mut starts, &mut |e| {
+        track_all(&mut b, &td.homotopy, &opts, &mut starts, &mut |e| {
             ends.push(refiner.process(e));
             Ok(())
         })

@@ -5,7 +5,7 @@
 
 use super::{solve_directions_one, Backend, DirectionsOut};
 use crate::error::{Error, Result};
-use crate::eval::{cpu as eval_cpu, EvalLayout};
+use crate::eval::{cpu as eval_cpu, EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 use rayon::prelude::*;
@@ -55,37 +55,33 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn extended_jacobians(&mut self, ys: &[C64], taus: &[C64], out: &mut [C64]) -> Result<()> {
+    fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()> {
         let layout = self.layout()?;
-        let (nh, el) = (layout.nh, layout.ext_len());
+        let (nh, m, el) = (layout.nh, layout.m, layout.ext_len());
+        let p = pts.len();
         self.pool.install(|| {
-            out.par_chunks_mut(CHUNK * el)
-                .zip(ys.par_chunks(CHUNK * nh))
-                .zip(taus.par_chunks(CHUNK))
-                .for_each_init(eval_cpu::Scratch::default, |s, ((o, y), t)| {
-                    eval_cpu::extended_jacobians(layout, y, t, None, o, s)
-                });
+            out.par_chunks_mut(CHUNK * el).enumerate().for_each_init(
+                eval_cpu::Scratch::default,
+                |s, (c, o)| {
+                    let start = c * CHUNK;
+                    let chunk = pts.slice(start, CHUNK.min(p - start), nh, m);
+                    eval_cpu::extended_jacobians(layout, &chunk, o, s)
+                },
+            );
         });
         Ok(())
     }
 
-    fn directions(
-        &mut self,
-        ys: &[C64],
-        taus: &[C64],
-        log_mode: &[bool],
-        out: DirectionsOut<'_>,
-    ) -> Result<()> {
+    fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
         let layout = self.layout()?;
-        let (n, nh, el) = (layout.n, layout.nh, layout.ext_len());
+        let (n, nh, m, el) = (layout.n, layout.nh, layout.m, layout.ext_len());
+        let p = pts.len();
         self.pool.install(|| {
             out.euler
                 .par_chunks_mut(CHUNK * nh)
                 .zip(out.newton.par_chunks_mut(CHUNK * nh))
                 .zip(out.cond.par_chunks_mut(CHUNK))
-                .zip(ys.par_chunks(CHUNK * nh))
-                .zip(taus.par_chunks(CHUNK))
-                .zip(log_mode.par_chunks(CHUNK))
+                .enumerate()
                 .for_each_init(
                     || {
                         (
@@ -95,17 +91,19 @@ impl Backend for CpuBackend {
                             vec![C64::new(0.0, 0.0); nh * 2],
                         )
                     },
-                    |(s, ext, a, b), (((((eu, ne), co), y), t), lm)| {
-                        let q = t.len();
+                    |(s, ext, a, b), (c, ((eu, ne), co))| {
+                        let start = c * CHUNK;
+                        let q = CHUNK.min(p - start);
+                        let chunk = pts.slice(start, q, nh, m);
                         ext.clear();
                         ext.resize(q * el, C64::new(0.0, 0.0));
-                        eval_cpu::extended_jacobians(layout, y, t, Some(lm), ext, s);
+                        eval_cpu::extended_jacobians(layout, &chunk, ext, s);
                         for i in 0..q {
                             co[i] = solve_directions_one(
                                 n,
                                 &ext[i * el..(i + 1) * el],
-                                &y[i * nh..(i + 1) * nh],
-                                lm[i],
+                                &chunk.ys[i * nh..(i + 1) * nh],
+                                chunk.is_log(i),
                                 a,
                                 b,
                                 &mut eu[i * nh..(i + 1) * nh],

@@ -9,6 +9,7 @@
 pub mod cpu;
 
 use crate::error::Result;
+use crate::eval::Points;
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 
@@ -27,17 +28,11 @@ pub trait Backend: Send {
     fn set_homotopy(&mut self, h: &Homotopy) -> Result<()>;
     /// Extended Jacobians `[D_y H, D_τ H, H]`, `p × n × (N+2)`, each equation scaled by a
     /// positive factor (see [`crate::eval`]).
-    fn extended_jacobians(&mut self, ys: &[C64], taus: &[C64], out: &mut [C64]) -> Result<()>;
-    /// Euler and Newton directions at `p` points. A point flagged in `log_mode` is given in
-    /// affine log coordinates `z` (N entries, `z_n = 0`), and its directions are `dz/dτ` and
-    /// the Newton step in `z`, with the last entry 0 (see [`fill_direction_system`]).
-    fn directions(
-        &mut self,
-        ys: &[C64],
-        taus: &[C64],
-        log_mode: &[bool],
-        out: DirectionsOut<'_>,
-    ) -> Result<()>;
+    fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()>;
+    /// Euler and Newton directions at `p` points. A point in log mode is given in affine log
+    /// coordinates `z` (N entries, `z_n = 0`), and its directions are `dz/dτ` and the Newton
+    /// step in `z`, with the last entry 0 (see [`fill_direction_system`]).
+    fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()>;
 }
 
 /// Copies the rows of one point's extended Jacobian into the direction system

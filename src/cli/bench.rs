@@ -126,11 +126,12 @@ fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
                 .map(|_| C64::new(-rng.random::<f64>(), 0.0))
                 .collect();
             let mut out = vec![C64::new(0.0, 0.0); p * layout.ext_len()];
-            backend.extended_jacobians(&ys, &taus, &mut out)?; // warm-up
+            backend.extended_jacobians(&crate::eval::Points::projective(&ys, &taus), &mut out)?; // warm-up
             let target = 0.3;
             let (mut reps, clock) = (0u64, Instant::now());
             while clock.elapsed().as_secs_f64() < target || reps < 3 {
-                backend.extended_jacobians(&ys, &taus, &mut out)?;
+                backend
+                    .extended_jacobians(&crate::eval::Points::projective(&ys, &taus), &mut out)?;
                 reps += 1;
             }
             let per = clock.elapsed().as_secs_f64() / reps as f64;

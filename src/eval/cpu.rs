@@ -6,7 +6,7 @@
 //! batch into chunks over threads (parallelism across points, not inside the product, so
 //! results do not depend on the thread count).
 
-use super::{safe_inv, safe_ln, EvalLayout};
+use super::{safe_inv, safe_ln, EvalLayout, Points};
 use gemm::{gemm, Parallelism};
 use num_complex::Complex64 as C64;
 
@@ -22,18 +22,17 @@ pub struct Scratch {
 /// `out` receives `q × n × (N+2)`: for point i and equation k the row
 /// `(∂h_k/∂y_0 … ∂h_k/∂y_n, ∂h_k/∂τ, h_k)`, each equation scaled by its own positive factor.
 ///
-/// Points flagged in `log_mode` are given as `z = log y` instead of `y`, and their rows hold
-/// `∂h_k/∂z_j` (no `diag(e^{−z})` scaling): the coordinates of the early polyhedral path,
-/// where `y` itself would leave double range.
+/// Points in log mode are given as `z = log y` instead of `y`, and their rows hold
+/// `∂h_k/∂z_j` (no `diag(e^{−z})` scaling). Points with their own lift row get the terms
+/// `c·y^a·e^{τ ω'}` and `∂h/∂τ = Σ ω'·c·y^a·e^{τω'}` with those lifts.
 pub fn extended_jacobians(
     layout: &EvalLayout,
-    ys: &[C64],
-    taus: &[C64],
-    log_mode: Option<&[bool]>,
+    pts: &Points<'_>,
     out: &mut [C64],
     scratch: &mut Scratch,
 ) {
-    let is_log = |i: usize| log_mode.is_some_and(|m| m[i]);
+    let (ys, taus) = (pts.ys, pts.taus);
+    let is_log = |i: usize| pts.is_log(i);
     let (n, nh, m) = (layout.n, layout.nh, layout.m);
     let q = taus.len();
     debug_assert_eq!(ys.len(), q * nh);
@@ -52,8 +51,14 @@ pub fn extended_jacobians(
             scratch.zhat[i * kz + j] = z.re;
             scratch.zhat[(q + i) * kz + j] = z.im;
         }
-        scratch.zhat[i * kz + nh] = taus[i].re;
-        scratch.zhat[(q + i) * kz + nh] = taus[i].im;
+        // With per-point lifts the τ·ω' part is added after the product.
+        let t = if pts.lifts.is_some() {
+            C64::new(0.0, 0.0)
+        } else {
+            taus[i]
+        };
+        scratch.zhat[i * kz + nh] = t.re;
+        scratch.zhat[(q + i) * kz + nh] = t.im;
     }
     scratch.prod.clear();
     scratch.prod.resize(2 * q * m, 0.0);
@@ -80,6 +85,15 @@ pub fn extended_jacobians(
             false,
             Parallelism::None,
         );
+    }
+    if let Some(lifts) = pts.lifts {
+        for i in 0..q {
+            let (t, l) = (taus[i], &lifts[i * m..(i + 1) * m]);
+            for c in 0..m {
+                scratch.prod[i * m + c] += t.re * l[c];
+                scratch.prod[(q + i) * m + c] += t.im * l[c];
+            }
+        }
     }
     // Shifted exponentials, per equation block.
     scratch.e.clear();
@@ -127,6 +141,19 @@ pub fn extended_jacobians(
                 false,
                 Parallelism::None,
             );
+        }
+    }
+    // ∂h/∂τ with per-point lifts: Σ_c ω'_c · coeff_c · E_c (the coefficient is B_kᵀ's last column).
+    if let Some(lifts) = pts.lifts {
+        for i in 0..q {
+            let (l, e) = (&lifts[i * m..(i + 1) * m], &scratch.e[i * m..(i + 1) * m]);
+            for (k, b) in layout.blocks.iter().enumerate() {
+                let mut d = C64::new(0.0, 0.0);
+                for t in 0..b.len {
+                    d += b.bt[t * w + w - 1] * (e[b.start + t] * l[b.start + t]);
+                }
+                out[i * row + k * w + nh] = d;
+            }
         }
     }
     // diag(e^{−z}, 1, 1): ∂h/∂y_j = ∂h/∂z_j / y_j.

@@ -90,6 +90,50 @@ impl EvalLayout {
     }
 }
 
+/// A batch of points to evaluate: `p` points of `N` coordinates each.
+#[derive(Clone, Copy, Debug)]
+pub struct Points<'a> {
+    /// `p × N` row-major: homogeneous `y`, or `z = log y` for points in log mode.
+    pub ys: &'a [C64],
+    /// `τ` of each point.
+    pub taus: &'a [C64],
+    /// Per point: coordinates given as `z = log y`, derivatives returned in `z`.
+    pub log_mode: Option<&'a [bool]>,
+    /// `p × M` row-major: per-point lifts replacing the homotopy's (polyhedral paths carry
+    /// their cell's shifted lifts `ω'(a) = ⟨a,α⟩ + ω(a) − β_k`, see `start::polyhedral`).
+    pub lifts: Option<&'a [f64]>,
+}
+
+impl<'a> Points<'a> {
+    /// Projective points with the homotopy's own lifts.
+    pub fn projective(ys: &'a [C64], taus: &'a [C64]) -> Points<'a> {
+        Points {
+            ys,
+            taus,
+            log_mode: None,
+            lifts: None,
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.taus.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.taus.is_empty()
+    }
+    pub fn is_log(&self, i: usize) -> bool {
+        self.log_mode.is_some_and(|m| m[i])
+    }
+    /// Points `start .. start + len` (`nh` coordinates, `m` lifts per point).
+    pub fn slice(&self, start: usize, len: usize, nh: usize, m: usize) -> Points<'a> {
+        Points {
+            ys: &self.ys[start * nh..(start + len) * nh],
+            taus: &self.taus[start..start + len],
+            log_mode: self.log_mode.map(|l| &l[start..start + len]),
+            lifts: self.lifts.map(|l| &l[start * m..(start + len) * m]),
+        }
+    }
+}
+
 /// `log y` with magnitudes clamped to the smallest normal double, so that a coordinate that
 /// is exactly zero (an endpoint on a coordinate hyperplane) gives a finite log.
 #[inline]

@@ -88,6 +88,11 @@ impl Homotopy {
         self.n + 1
     }
 
+    /// The lift of every term in column order of `Â` (equations concatenated).
+    pub fn lifts(&self) -> Vec<f64> {
+        self.equations.iter().flatten().map(|t| t.lift).collect()
+    }
+
     /// Total number of terms (columns of `Â`).
     pub fn term_count(&self) -> usize {
         self.equations.iter().map(|e| e.len()).sum()

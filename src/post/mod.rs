@@ -5,7 +5,7 @@ pub mod dedup;
 
 use crate::backend::{fill_direction_system, solve_directions_one};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
-use crate::eval::{cpu as eval_cpu, EvalLayout};
+use crate::eval::{cpu as eval_cpu, EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use crate::system::System;
 use crate::track::{PathEnd, TrackCode};
@@ -90,7 +90,12 @@ impl<'a> Refiner<'a> {
         let tau = [C64::new(0.0, 0.0)];
         let mut last = f64::INFINITY;
         for _ in 0..iters {
-            eval_cpu::extended_jacobians(&self.layout, y, &tau, None, &mut ext, &mut scratch);
+            eval_cpu::extended_jacobians(
+                &self.layout,
+                &Points::projective(y, &tau),
+                &mut ext,
+                &mut scratch,
+            );
             solve_directions_one(n, &ext, y, false, &mut a, &mut b, &mut eu, &mut ne);
             let eta = ne.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
             if !eta.is_finite() {
@@ -108,7 +113,12 @@ impl<'a> Refiner<'a> {
                 break;
             }
         }
-        eval_cpu::extended_jacobians(&self.layout, y, &tau, None, &mut ext, &mut scratch);
+        eval_cpu::extended_jacobians(
+            &self.layout,
+            &Points::projective(y, &tau),
+            &mut ext,
+            &mut scratch,
+        );
         (last, self.condition(&ext, y))
     }
 

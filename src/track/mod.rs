@@ -17,6 +17,8 @@ pub mod path;
 
 use crate::backend::{Backend, DirectionsOut};
 use crate::error::Result;
+use crate::eval::Points;
+use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 pub use path::{PathEnd, PathState, TrackCode};
 
@@ -76,6 +78,9 @@ pub struct StartPoint {
     pub y: Vec<C64>,
     pub tau: f64,
     pub log: bool,
+    /// The path's own lifts (one per column of the homotopy's `Â`), shared by the paths of
+    /// one polyhedral cell; `None`: the homotopy's lifts.
+    pub lifts: Option<std::sync::Arc<[f64]>>,
 }
 
 /// Counters of one tracking run.
@@ -85,19 +90,22 @@ pub struct TrackStats {
     pub evaluations: u64,
 }
 
-/// Tracks every start point to the end of the homotopy loaded in `backend`; `on_end` is
-/// called for each path as it finishes (in a deterministic order).
+/// Tracks every start point to the end of `homotopy` (already loaded in `backend`); `on_end`
+/// is called for each path as it finishes (in a deterministic order).
 pub fn track_all(
     backend: &mut dyn Backend,
-    nh: usize,
+    homotopy: &Homotopy,
     opts: &TrackerOptions,
     starts: &mut dyn Iterator<Item = StartPoint>,
     on_end: &mut dyn FnMut(PathEnd) -> Result<()>,
 ) -> Result<TrackStats> {
+    let (nh, m) = (homotopy.nh(), homotopy.term_count());
+    let default_lifts = homotopy.lifts();
+    let default_lifts = &default_lifts[..];
     let mut active: Vec<PathState> = Vec::with_capacity(opts.batch);
     let mut stats = TrackStats::default();
     let mut exhausted = false;
-    let (mut ys, mut taus, mut logs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ys, mut taus, mut logs, mut lifts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut eu, mut ne, mut co) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         while !exhausted && active.len() < opts.batch {
@@ -116,15 +124,28 @@ pub fn track_all(
         ne.resize(p * nh, C64::new(0.0, 0.0));
         co.resize(p, 0.0);
         logs.resize(p, false);
+        let own_lifts = active.iter().any(|s| s.lifts.is_some());
+        lifts.resize(if own_lifts { p * m } else { 0 }, 0.0);
         for (i, s) in active.iter().enumerate() {
             ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
             taus[i] = C64::new(s.eval_tau, 0.0);
             logs[i] = s.is_log();
+            if own_lifts {
+                let row = &mut lifts[i * m..(i + 1) * m];
+                match &s.lifts {
+                    Some(l) => row.copy_from_slice(l),
+                    None => row.copy_from_slice(default_lifts),
+                }
+            }
         }
+        let pts = Points {
+            ys: &ys,
+            taus: &taus,
+            log_mode: Some(&logs),
+            lifts: own_lifts.then_some(&lifts[..]),
+        };
         backend.directions(
-            &ys,
-            &taus,
-            &logs,
+            &pts,
             DirectionsOut {
                 euler: &mut eu,
                 newton: &mut ne,

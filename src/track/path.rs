@@ -72,6 +72,8 @@ pub struct PathState {
     cond: f64,
     /// Affine log coordinates `z = (log x, 0)` instead of projective `y`.
     log: bool,
+    /// The path's own lifts (polyhedral cells), see [`super::StartPoint::lifts`].
+    pub lifts: Option<std::sync::Arc<[f64]>>,
     /// The point the next round evaluates.
     pub eval_y: Vec<C64>,
     pub eval_tau: f64,
@@ -124,6 +126,7 @@ impl PathState {
             samples: Vec::new(),
             cond: 1.0,
             log: s.log,
+            lifts: s.lifts,
         }
     }
 
