@@ -6,7 +6,9 @@ use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
 use crate::post::{Endpoint, Refiner};
 use crate::report::{Summary, Tally};
+use crate::start::polyhedral::{self, start::Polyhedral};
 use crate::start::total_degree::TotalDegree;
+use std::sync::Arc;
 use crate::system::System;
 use crate::track::{track_all, StartPoint, TrackerOptions};
 use rand::SeedableRng;
@@ -15,12 +17,16 @@ use serde_json::{json, Map};
 /// Which start system to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StartKind {
+    /// Huber–Sturmfels polyhedral homotopy (mixed cells, binomial start systems).
+    Polyhedral,
+    /// γ(1−t)(x_k^{d_k} − 1) + t F.
     TotalDegree,
 }
 
 impl StartKind {
     pub fn name(self) -> &'static str {
         match self {
+            StartKind::Polyhedral => "polyhedral",
             StartKind::TotalDegree => "total-degree",
         }
     }
@@ -34,15 +40,21 @@ pub struct SolveOptions {
     pub tracker: TrackerOptions,
     /// τ at which total-degree paths start (t₀ = e^{τ₀}).
     pub tau_start: f64,
+    /// Polyhedral: solutions in (C*)^n only (no constants added to the supports).
+    pub torus: bool,
+    /// Threads for the mixed-cell counts (0: all cores).
+    pub threads: usize,
 }
 
 impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
-            start: StartKind::TotalDegree,
+            start: StartKind::Polyhedral,
             seed: 1,
             tracker: TrackerOptions::default(),
             tau_start: -16.0,
+            torus: false,
+            threads: 0,
         }
     }
 }
@@ -52,14 +64,22 @@ pub fn rng_for(seed: u64) -> rand_chacha::ChaCha8Rng {
     rand_chacha::ChaCha8Rng::seed_from_u64(seed)
 }
 
-/// Solves `system`; `on_endpoint` sees every path's endpoint as it finishes (in a
-/// deterministic order); `on_progress(done)` is called after each.
-pub fn solve(
-    system: &System,
-    opts: &SolveOptions,
-    backend: &mut dyn Backend,
-    on_endpoint: &mut dyn FnMut(&Endpoint) -> Result<()>,
-) -> Result<Summary> {
+/// What a caller of [`solve`] sees while it runs.
+pub trait Observer {
+    /// The number of paths, once the start system is built.
+    fn total(&mut self, _paths: u128) {}
+    /// Every path's endpoint as it finishes (in a deterministic order).
+    fn endpoint(&mut self, e: &Endpoint) -> Result<()>;
+}
+
+impl<F: FnMut(&Endpoint) -> Result<()>> Observer for F {
+    fn endpoint(&mut self, e: &Endpoint) -> Result<()> {
+        self(e)
+    }
+}
+
+/// Solves `system` on `backend`, reporting to `obs`.
+pub fn solve(system: &System, opts: &SolveOptions, backend: &mut dyn Backend, obs: &mut dyn Observer) -> Result<Summary> {
     let clock = std::time::Instant::now();
     let mut rng = rng_for(opts.seed);
     let mut root_counts = Map::new();
@@ -70,37 +90,64 @@ pub fn solve(
             .map(|d| json!(d))
             .unwrap_or(serde_json::Value::Null),
     );
-    let (homotopy, paths, mut starts): (_, u128, Box<dyn Iterator<Item = StartPoint>>) =
-        match opts.start {
-            StartKind::TotalDegree => {
-                let td = TotalDegree::new(system, &mut rng)?;
-                let count = td.path_count();
-                if count > u64::MAX as u128 {
-                    return Err(Error::Usage(format!(
-                        "{count} paths are more than this build can track"
-                    )));
-                }
-                let tau = opts.tau_start;
-                let h = td.homotopy.clone();
-                let iter = (0..count as u64).map(move |i| StartPoint {
-                    path: i,
-                    y: td.start_point(i as u128),
-                    tau,
-                    log: false,
-                    lifts: None,
-                });
-                (h, count, Box::new(iter))
+    enum Start {
+        Td(TotalDegree),
+        Poly(Arc<Polyhedral>),
+    }
+    let (start, paths) = match opts.start {
+        StartKind::TotalDegree => {
+            let td = TotalDegree::new(system, &mut rng)?;
+            let count = td.path_count();
+            if count > u64::MAX as u128 {
+                return Err(Error::Usage(format!("{count} paths are more than this build can track")));
             }
-        };
-    backend.set_homotopy(&homotopy)?;
+            (Start::Td(td), count)
+        }
+        StartKind::Polyhedral => {
+            let poly = Arc::new(Polyhedral::new(system, opts.torus, &mut rng, opts.threads)?);
+            if opts.torus {
+                root_counts.insert("mixed_volume".into(), json!(poly.paths));
+            } else {
+                let supports = polyhedral::Supports::from_system(system)?;
+                let mv = polyhedral::mixed_volume_of(&supports, opts.seed, opts.threads)?;
+                root_counts.insert("mixed_volume".into(), json!(mv.mixed_volume));
+                root_counts.insert("stable_mixed_volume".into(), json!(poly.paths));
+            }
+            root_counts.insert("mixed_cells".into(), json!(poly.cells));
+            let paths = poly.paths;
+            (Start::Poly(poly), paths)
+        }
+    };
+    obs.total(paths);
     let refiner = Refiner::new(system, opts.tracker.tau_end);
     let mut tally = Tally::default();
     let mut on_end = |end| {
         let e = refiner.process(end);
         tally.add(&e);
-        on_endpoint(&e)
+        obs.endpoint(&e)
     };
-    track_all(backend, &homotopy, &opts.tracker, &mut *starts, &mut on_end)?;
+    match start {
+        Start::Td(td) => {
+            let tau = opts.tau_start;
+            backend.set_homotopy(&td.homotopy)?;
+            let mut starts = (0..paths as u64).map(|i| StartPoint {
+                path: i,
+                y: td.start_point(i as u128),
+                tau,
+                log: false,
+                lifts: None,
+            });
+            track_all(backend, &td.homotopy, &opts.tracker, &mut starts, &mut on_end)?;
+        }
+        Start::Poly(poly) => {
+            backend.set_homotopy(&poly.homotopy)?;
+            let mut starts = poly.start_points();
+            track_all(backend, &poly.homotopy, &opts.tracker, &mut starts, &mut on_end)?;
+            if let Some(e) = starts.error.take() {
+                return Err(e);
+            }
+        }
+    }
     let c = tally.counts();
     Ok(Summary {
         system: system.name.clone(),
@@ -121,15 +168,17 @@ pub fn solve(
     })
 }
 
-/// Solves on the CPU backend with default options except the seed (tests and examples).
-pub fn solve_cpu(system: &System, seed: u64) -> Result<(Summary, Vec<Endpoint>)> {
+/// Solves on the CPU backend with default options except the start and the seed (tests and
+/// examples).
+pub fn solve_cpu(system: &System, start: StartKind, seed: u64) -> Result<(Summary, Vec<Endpoint>)> {
     let mut backend = CpuBackend::new(0)?;
     let opts = SolveOptions {
         seed,
+        start,
         ..Default::default()
     };
     let mut eps = Vec::new();
-    let s = solve(system, &opts, &mut backend, &mut |e| {
+    let s = solve(system, &opts, &mut backend, &mut |e: &Endpoint| {
         eps.push(e.clone());
         Ok(())
     })?;

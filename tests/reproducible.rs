@@ -5,7 +5,7 @@ use num_complex::Complex64 as C64;
 use pathtrack::backend::cpu::CpuBackend;
 use pathtrack::post::Status;
 use pathtrack::report::solution_line;
-use pathtrack::solver::{solve, SolveOptions};
+use pathtrack::solver::{solve, SolveOptions, StartKind};
 use pathtrack::system::{self, System};
 
 fn shipped(name: &str) -> System {
@@ -45,7 +45,7 @@ fn same_seed_same_bits_any_thread_count() {
 }
 
 fn solutions(sys: &System, seed: u64) -> Vec<Vec<C64>> {
-    let (_, eps) = pathtrack::solver::solve_cpu(sys, seed).unwrap();
+    let (_, eps) = pathtrack::solver::solve_cpu(sys, StartKind::TotalDegree, seed).unwrap();
     eps.into_iter()
         .filter(|e| e.status == Status::Nonsingular)
         .map(|e| e.coordinates.unwrap())

@@ -4,7 +4,7 @@
 use num_complex::Complex64 as C64;
 use pathtrack::post::Status;
 use pathtrack::report::Summary;
-use pathtrack::solver::solve_cpu;
+use pathtrack::solver::{solve_cpu, StartKind};
 use pathtrack::system::{self, System};
 
 fn shipped(name: &str) -> System {
@@ -17,7 +17,7 @@ fn shipped(name: &str) -> System {
 /// Solves and checks: `finite` distinct finite solutions, all nonsingular with residual
 /// < 1e-10, no failed path, every path accounted for.
 fn check(sys: &System, finite: u64) -> Summary {
-    let (s, eps) = solve_cpu(sys, 1).unwrap();
+    let (s, eps) = solve_cpu(sys, StartKind::TotalDegree, 1).unwrap();
     assert_eq!(s.failed, 0, "{}: failed paths", sys.name);
     assert_eq!(s.finite, finite, "{}: finite solutions {s:?}", sys.name);
     assert_eq!(s.nonsingular, finite, "{}: nonsingular {s:?}", sys.name);
@@ -93,7 +93,7 @@ fn dense_random_system_of_degrees_2_3_2_has_12_solutions() {
 fn two_concentric_circles_have_all_solutions_at_infinity() {
     let text = "variables: [x, y]\nequations: [\"x^2 + y^2 - 1\", \"x^2 + y^2 - 4\"]\n";
     let sys = system::parse_str(text, "circles").unwrap();
-    let (s, eps) = solve_cpu(&sys, 3).unwrap();
+    let (s, eps) = solve_cpu(&sys, StartKind::TotalDegree, 3).unwrap();
     assert_eq!(
         (s.paths, s.finite, s.at_infinity, s.failed),
         (4, 0, 4, 0),

@@ -19,11 +19,14 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Write a member of a benchmark family (cyclic, katsura, noon, eco, chandra, reimer) as YAML.
     Generate(generate::GenerateArgs),
+    /// Root counts: total degree, mixed volume, stable mixed volume, mixed cells.
+    Count(count::CountArgs),
     /// Benchmarks that print tables (solve throughput, evaluator throughput).
     Bench(bench::BenchArgs),
 }
 
 pub mod bench;
+pub mod count;
 pub mod generate;
 pub mod solve;
 
@@ -55,6 +58,7 @@ pub fn main_entry() -> i32 {
         Command::Solve(a) => solve::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Count(a) => count::run(a),
     };
     match result {
         Ok(code) => code,

@@ -3,7 +3,7 @@
 use crate::backend::cpu::CpuBackend;
 use crate::error::{Error, Result};
 use crate::report::{progress, summary_table, SolutionWriter};
-use crate::solver::{solve, SolveOptions, StartKind};
+use crate::solver::{solve, Observer, SolveOptions, StartKind};
 use clap::Args;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -19,8 +19,11 @@ pub struct SolveArgs {
     /// System file (YAML or PHCpack format).
     pub file: std::path::PathBuf,
     /// Start system.
-    #[arg(long, value_enum, default_value = "total-degree")]
+    #[arg(long, value_enum, default_value = "polyhedral")]
     pub start: StartKind,
+    /// Polyhedral start: solutions in (C*)^n only (no constant terms added to the supports).
+    #[arg(long)]
+    pub torus: bool,
     /// Seed of every random choice (γ, lifting, patch): the same seed gives the same run.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -49,6 +52,8 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     let mut opts = SolveOptions {
         start: a.start,
         seed: a.seed,
+        torus: a.torus,
+        threads: a.threads,
         ..Default::default()
     };
     if let Some(b) = a.batch {
@@ -65,15 +70,25 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         BackendKind::Auto | BackendKind::Cpu => CpuBackend::new(a.threads)?,
     };
-    let total = match a.start {
-        StartKind::TotalDegree => system.total_degree().unwrap_or(0) as u64,
+    struct Cli {
+        pb: indicatif::ProgressBar,
+        writer: SolutionWriter,
+    }
+    impl Observer for Cli {
+        fn total(&mut self, paths: u128) {
+            self.pb.set_length(paths as u64);
+        }
+        fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
+            self.pb.inc(1);
+            self.writer.write(e)
+        }
+    }
+    let mut obs = Cli {
+        pb: progress(0, a.quiet),
+        writer: SolutionWriter::create(a.output.as_deref())?,
     };
-    let pb = progress(total, a.quiet);
-    let mut writer = SolutionWriter::create(a.output.as_deref())?;
-    let summary = solve(&system, &opts, &mut backend, &mut |e| {
-        pb.inc(1);
-        writer.write(e)
-    })?;
+    let summary = solve(&system, &opts, &mut backend, &mut obs)?;
+    let pb = obs.pb;
     pb.finish_and_clear();
     if a.json {
         println!(

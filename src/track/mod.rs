@@ -30,6 +30,9 @@ pub struct TrackerOptions {
     /// First step size.
     pub h_initial: f64,
     pub h_max: f64,
+    /// Steps may also reach `h_max_rel·|τ|` (far from τ = 0 the path is nearly constant in
+    /// log scale: polyhedral paths start at τ₀ ≈ −10⁷ for small lift gaps).
+    pub h_max_rel: f64,
     /// Smallest step before the path stops (relative to max(1, |τ|)).
     pub h_min: f64,
     /// Target size of the first Newton correction (predictor error).
@@ -55,6 +58,7 @@ impl Default for TrackerOptions {
             tau_end: 0.0,
             h_initial: 0.5,
             h_max: 4.0,
+            h_max_rel: 0.5,
             h_min: 1e-14,
             eta_target: 1e-6,
             eta_max: 1e-3,

@@ -114,7 +114,7 @@ impl PathState {
             eval_tau: s.tau,
             y,
             tau: s.tau,
-            h: opts.h_initial,
+            h: opts.h_initial.max(0.01 * s.tau.abs()),
             h_try: opts.h_initial,
             phase: Phase::Refine(0),
             k: [zero.clone(), zero.clone(), zero.clone(), zero.clone()],
@@ -351,7 +351,7 @@ impl PathState {
                     } else {
                         self.h_try
                     };
-                    self.h = (base * factor).min(opts.h_max);
+                    self.h = (base * factor).min(opts.h_max.max(opts.h_max_rel * self.tau.abs()));
                     if self.tau >= opts.tau_end {
                         return Some(self.finish(TrackCode::Reached));
                     }

@@ -1,0 +1,318 @@
+//! The polyhedral start system as a homotopy in τ-form, with per-cell coordinates.
+//!
+//! For every support point `a` of equation `k` (the constant term added where a support
+//! lacks it, unless `--torus`) the homotopy has two columns:
+//!
+//! `h_k = Σ_a ( r_{k,a} t^{ω(a)} + (f_{k,a} − r_{k,a}) t^{ω(a)+δ} ) x^a`
+//!
+//! with random complex `r` (generic coefficients for the start), the target coefficients `f`
+//! (`f = 0` for an added constant), the exact integer lifting `ω` of the mixed-cell
+//! computation scaled by `1/LIFT_RANGE`, and `δ = 1`. At `t → 0` the `r` columns dominate
+//! (the `f − r` columns are lifted higher), at `t = 1` the coefficients are `f`: one run goes
+//! from the binomial start systems to the target, including the coefficient change and the
+//! removal of the added constants.
+//!
+//! Per cell with inner normal `(α, 1)` the substitution `x = y·t^α` (PHCpack's and
+//! HomotopyContinuation.jl's change of variables) turns every lift into
+//! `ω'(a) = ⟨a − c₀, α⟩ + ω(a) − ω(c₀) ≥ 0` (`c₀` a cell point of the equation), zero
+//! exactly on the cell: computed in exact integer arithmetic and carried by the cell's paths
+//! as their own lift row (see [`crate::eval::Points::lifts`]). Evaluating `⟨a, log y⟩ + τ ω'`
+//! never subtracts two huge numbers, unlike a global τ with `z = log y + τα` (at τ₀ ≈ −10⁷
+//! that would lose ~8 digits). At τ = 0, `y = x`.
+//!
+//! Each cell's paths start at `τ₀ = −L / min{ω' > 0}` (`e^{−L}` = 1e-13: the start system is
+//! exact to that), in log coordinates `z = log y` from the binomial solutions.
+
+use super::{for_each_binomial_solution, mixed_cells, CellError, Lifting, MixedCell, Supports};
+use crate::error::{Error, Result};
+use crate::homotopy::Homotopy;
+use crate::system::System;
+use crate::track::StartPoint;
+use num_complex::Complex64 as C64;
+use rand::Rng;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// Lifts are divided by this (the range of the random lifting).
+pub const LIFT_SCALE: f64 = super::lifting::LIFT_RANGE as f64;
+/// Extra lift of the `f − r` columns (scaled units).
+pub const DELTA: f64 = 1.0;
+/// `τ₀ = −START_LOG_ACCURACY / gap`.
+pub const START_LOG_ACCURACY: f64 = 30.0;
+/// Origin lift of the stable lifting (the mixed-cell code doubles it while too small).
+pub const STABLE_BIG: i64 = 1 << 32;
+
+/// One column of the homotopy: equation, support point (index in the equation's group),
+/// and whether it is the `f − r` column.
+#[derive(Clone, Copy, Debug)]
+struct Column {
+    eq: usize,
+    point: usize,
+    second: bool,
+}
+
+/// The polyhedral homotopy of a system for one lifting.
+pub struct Polyhedral {
+    pub homotopy: Homotopy,
+    pub supports: Supports,
+    pub lifting: Lifting,
+    /// Random start coefficients `r[k][i]` per equation and support point.
+    r: Vec<Vec<C64>>,
+    columns: Vec<Column>,
+    /// Paths: the (stable, when affine) mixed volume.
+    pub paths: u128,
+    /// Cells of the lifting (all, stable or not).
+    pub cells: u64,
+    /// Mixed volume of the supports used (with added constants when affine).
+    pub volume: u128,
+    pub torus: bool,
+    pub threads: usize,
+}
+
+/// Draws liftings from `seed` until one is generic (and, for a stable lifting, refines the
+/// coarse subdivision), counting its cells; returns the lifting and the counts.
+fn generic_lifting(
+    s: &Supports,
+    stable: bool,
+    seed: u64,
+    threads: usize,
+) -> Result<(Lifting, super::CellStats)> {
+    let mut big = STABLE_BIG;
+    let mut last = String::new();
+    for attempt in 0..super::MAX_REDRAWS {
+        let lift = if stable {
+            Lifting::stable(s, seed.wrapping_add(attempt), big)
+        } else {
+            Lifting::random(s, seed.wrapping_add(attempt))
+        };
+        match mixed_cells(s, &lift, threads, &mut |_| ControlFlow::Continue(())) {
+            Ok(st) => return Ok((lift, st)),
+            Err(CellError::NonGeneric(m)) => last = m,
+            Err(CellError::LiftingTooSmall) if big < 1 << 52 => {
+                big <<= 4;
+                last = "origin lift too small".into();
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(Error::Internal(format!(
+        "no generic lifting in {} draws: {last}",
+        super::MAX_REDRAWS
+    )))
+}
+
+impl Polyhedral {
+    /// Builds the homotopy; `rng` draws the start coefficients, `seed` the lifting.
+    pub fn new(system: &System, torus: bool, rng: &mut impl Rng, threads: usize) -> Result<Polyhedral> {
+        let n = system.n();
+        let base = Supports::from_system(system)?;
+        let supports = if torus { base } else { base.with_origin() };
+        let seed: u64 = rng.random();
+        let (lifting, stats) = generic_lifting(&supports, !torus, seed, threads)?;
+        let r: Vec<Vec<C64>> = (0..n)
+            .map(|e| {
+                supports
+                    .support(e)
+                    .iter()
+                    .map(|_| C64::from_polar(1.0, rng.random::<f64>() * std::f64::consts::TAU))
+                    .collect()
+            })
+            .collect();
+        let mut columns = Vec::new();
+        let eqs = (0..n)
+            .map(|e| {
+                let mut terms = Vec::new();
+                for (i, a) in supports.support(e).iter().enumerate() {
+                    let f = supports.term_index[e][i]
+                        .map(|t| system.equations[e].terms[t].coeff)
+                        .unwrap_or(C64::new(0.0, 0.0));
+                    let a32: Vec<i32> = a.iter().map(|&v| v as i32).collect();
+                    let w = lifting.of(&supports, e, i) as f64 / LIFT_SCALE;
+                    terms.push((r[e][i], a32.clone(), w));
+                    columns.push(Column { eq: e, point: i, second: false });
+                    terms.push((f - r[e][i], a32, w + DELTA));
+                    columns.push(Column { eq: e, point: i, second: true });
+                }
+                terms
+            })
+            .collect();
+        let homotopy = Homotopy::from_affine_terms(n, eqs);
+        if homotopy.term_count() != columns.len() {
+            return Err(Error::Internal(
+                "polyhedral homotopy: a start coefficient cancelled a target coefficient; use another seed".into(),
+            ));
+        }
+        Ok(Polyhedral {
+            homotopy,
+            paths: if torus { stats.mixed_volume } else { stats.stable_volume },
+            cells: stats.cells,
+            volume: stats.mixed_volume,
+            supports,
+            lifting,
+            r,
+            columns,
+            torus,
+            threads,
+        })
+    }
+
+    /// The shifted lifts `ω'` of every column for a cell, and the cell's `τ₀`.
+    fn cell_lifts(&self, cell: &MixedCell) -> Result<(Vec<f64>, f64)> {
+        let s = &self.supports;
+        let den = cell.denominator;
+        let mut lifts = Vec::with_capacity(self.columns.len());
+        let mut gap = f64::INFINITY;
+        for c in &self.columns {
+            let pts = s.support(c.eq);
+            let c0 = cell.pairs[c.eq][0];
+            let (a, a0) = (&pts[c.point], &pts[c0]);
+            // den·ω'(a) = ⟨a − c₀, num⟩ + den·(ω(a) − ω(c₀)), exact.
+            let mut acc: i128 = 0;
+            for ((&x, &y), &num) in a.iter().zip(a0).zip(&cell.inner_normal) {
+                acc = (x - y) as i128 * num + acc;
+            }
+            let dw = (self.lifting.of(s, c.eq, c.point) - self.lifting.of(s, c.eq, c0)) as i128;
+            let v = den
+                .checked_mul(dw)
+                .and_then(|d| d.checked_add(acc))
+                .ok_or_else(|| Error::Internal("shifted lift overflows i128".into()))?;
+            if v < 0 {
+                return Err(Error::Internal(format!(
+                    "cell normal does not minimize equation {} (shifted lift {v}/{den})",
+                    c.eq + 1
+                )));
+            }
+            let w = v as f64 / (den as f64 * LIFT_SCALE) + if c.second { DELTA } else { 0.0 };
+            if w > 0.0 {
+                gap = gap.min(w);
+            }
+            lifts.push(w);
+        }
+        Ok((lifts, -START_LOG_ACCURACY / gap))
+    }
+
+    /// The binomial system of a cell: rows `V_k = a_{c_l} − a_{c_0}` and `log b_k` with
+    /// `y^{V_k} = b_k`. For a group of `k` equations sharing a support (cell points
+    /// `c_0 … c_k`), the `k × (k+1)` coefficients are reduced to `y^{c_l − c_0} = u_l` first.
+    fn binomial(&self, cell: &MixedCell) -> Result<(Vec<Vec<i64>>, Vec<C64>)> {
+        let s = &self.supports;
+        let n = s.n;
+        let mut v = vec![Vec::new(); n];
+        let mut log_b = vec![C64::new(0.0, 0.0); n];
+        for (g, eqs) in s.equations.iter().enumerate() {
+            let pts = &s.groups[g];
+            let c0 = cell.pairs[eqs[0]][0];
+            let cl: Vec<usize> = eqs.iter().map(|&e| cell.pairs[e][1]).collect();
+            // M u = −m0 with M[l][j] = r_{e_l, c_j}, m0[l] = r_{e_l, c_0}.
+            let k = eqs.len();
+            let mut a = nalgebra::DMatrix::<C64>::zeros(k, k);
+            let mut b = nalgebra::DVector::<C64>::zeros(k);
+            for (l, &e) in eqs.iter().enumerate() {
+                for (j, &c) in cl.iter().enumerate() {
+                    a[(l, j)] = self.r[e][c];
+                }
+                b[l] = -self.r[e][c0];
+            }
+            let u = a
+                .lu()
+                .solve(&b)
+                .ok_or_else(|| Error::Internal("singular start coefficients".into()))?;
+            for (l, &e) in eqs.iter().enumerate() {
+                v[e] = pts[cl[l]].iter().zip(&pts[c0]).map(|(x, y)| x - y).collect();
+                log_b[e] = u[l].ln();
+            }
+        }
+        Ok((v, log_b))
+    }
+
+    /// Start points of one cell (log coordinates, own lifts), numbered from `first_path`.
+    pub fn cell_start_points(&self, cell: &MixedCell, first_path: u64) -> Result<Vec<StartPoint>> {
+        let (lifts, tau0) = self.cell_lifts(cell)?;
+        let lifts: Arc<[f64]> = lifts.into();
+        let (v, log_b) = self.binomial(cell)?;
+        let mut out = Vec::with_capacity(cell.volume as usize);
+        for_each_binomial_solution(&v, &log_b, &mut |z| {
+            let mut y = z.to_vec();
+            y.push(C64::new(0.0, 0.0));
+            out.push(StartPoint {
+                path: first_path + out.len() as u64,
+                y,
+                tau: tau0,
+                log: true,
+                lifts: Some(lifts.clone()),
+            });
+            ControlFlow::Continue(())
+        })?;
+        Ok(out)
+    }
+
+    /// Streams the start points of every cell that contributes paths (stable cells when
+    /// affine) through a bounded channel from an enumeration thread. Cells come in a
+    /// deterministic order (the enumeration runs on one thread).
+    pub fn start_points(self: &Arc<Self>) -> StartStream {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<StartPoint>>>(64);
+        let me = Arc::clone(self);
+        let handle = std::thread::spawn(move || {
+            let mut next = 0u64;
+            let res = mixed_cells(&me.supports, &me.lifting, 1, &mut |cell| {
+                if !cell.is_stable() {
+                    return ControlFlow::Continue(());
+                }
+                let pts = me.cell_start_points(&cell, next);
+                if let Ok(p) = &pts {
+                    next += p.len() as u64;
+                }
+                let failed = pts.is_err();
+                if tx.send(pts).is_err() || failed {
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            });
+            if let Err(e) = res {
+                let _ = tx.send(Err(e.into()));
+            }
+        });
+        StartStream {
+            rx,
+            buf: Vec::new().into_iter(),
+            error: None,
+            _handle: handle,
+            cells_done: 0,
+        }
+    }
+}
+
+/// Iterator over the start points produced by the enumeration thread. An error ends the
+/// stream and is kept in [`StartStream::error`].
+pub struct StartStream {
+    rx: std::sync::mpsc::Receiver<Result<Vec<StartPoint>>>,
+    buf: std::vec::IntoIter<StartPoint>,
+    pub error: Option<Error>,
+    pub cells_done: u64,
+    _handle: std::thread::JoinHandle<()>,
+}
+
+impl Iterator for StartStream {
+    type Item = StartPoint;
+    fn next(&mut self) -> Option<StartPoint> {
+        loop {
+            if let Some(p) = self.buf.next() {
+                return Some(p);
+            }
+            if self.error.is_some() {
+                return None;
+            }
+            match self.rx.recv() {
+                Ok(Ok(v)) => {
+                    self.cells_done += 1;
+                    self.buf = v.into_iter();
+                }
+                Ok(Err(e)) => {
+                    self.error = Some(e);
+                    return None;
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Polyhedral solves (the default start): solution counts in C^n from the literature, for
+//! five seeds each, with no failed path.
+
+use pathtrack::post::Status;
+use pathtrack::solver::{solve_cpu, StartKind};
+use pathtrack::system::{self, System};
+
+fn shipped(name: &str) -> System {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems").join(format!("{name}.yaml"));
+    system::load(&p).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+fn check(name: &str, finite: u64) {
+    let sys = shipped(name);
+    for seed in SEEDS {
+        let (s, eps) = solve_cpu(&sys, StartKind::Polyhedral, seed).unwrap();
+        assert_eq!(s.failed, 0, "{name} seed {seed}: failed paths {s:?}");
+        assert_eq!(s.nonsingular, finite, "{name} seed {seed}: {s:?}");
+        assert_eq!(s.finite, finite, "{name} seed {seed}: {s:?}");
+        for e in eps.iter().filter(|e| e.status == Status::Nonsingular) {
+            assert!(e.residual < 1e-10, "{name} seed {seed}: residual {}", e.residual);
+        }
+        assert_eq!(s.start, "polyhedral");
+        assert!(s.root_counts.contains_key("stable_mixed_volume"));
+    }
+}
+
+#[test]
+fn cyclic7_has_924_solutions() {
+    check("cyclic7", 924);
+}
+
+#[test]
+fn katsura_5_to_9_have_2_to_the_n_solutions_in_cn() {
+    for n in 5..=9 {
+        check(&format!("katsura{n}"), 1 << n);
+    }
+}
+
+#[test]
+fn chandra_4_to_10_have_2_to_the_n_minus_1_solutions() {
+    for n in 4..=10 {
+        check(&format!("chandra{n}"), 1 << (n - 1));
+    }
+}
+
+#[test]
+fn noon_3_to_6_have_3_to_the_n_minus_2n_solutions() {
+    for n in 3..=6u32 {
+        check(&format!("noon{n}"), 3u64.pow(n) - 2 * n as u64);
+    }
+}
+
+#[test]
+fn torus_only_misses_the_solutions_with_zero_coordinates() {
+    // katsura-5 has 32 solutions in C^5, some with zero coordinates; --torus finds only
+    // those in (C*)^5, and its path count is the mixed volume.
+    let sys = shipped("katsura5");
+    let mut b = pathtrack::backend::cpu::CpuBackend::new(0).unwrap();
+    let opts = pathtrack::solver::SolveOptions { torus: true, ..Default::default() };
+    let mut zero_coord = 0;
+    let s = pathtrack::solver::solve(&sys, &opts, &mut b, &mut |e: &pathtrack::post::Endpoint| {
+        if let Some(x) = &e.coordinates {
+            if x.iter().any(|z| z.norm() < 1e-8) {
+                zero_coord += 1;
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(zero_coord, 0);
+    assert!(s.finite < 32, "{s:?}");
+    assert_eq!(s.paths as u64, s.root_counts["mixed_volume"].as_u64().unwrap());
+}
