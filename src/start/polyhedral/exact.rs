@@ -1,0 +1,186 @@
+//! Exact integer arithmetic for the combinatorial decisions: a small ring trait with
+//! checked operations, implemented by `i128` (every operation checked; `None` on overflow)
+//! and by `num_bigint::BigInt` (never overflows). Code generic over [`Ring`] runs first on
+//! `i128` and is re-run on `BigInt` when an overflow is reported.
+
+use num_bigint::BigInt;
+use num_traits::{Signed, ToPrimitive, Zero};
+use std::cmp::Ordering;
+
+/// Overflow of the fixed-width path; the caller retries with big integers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overflow;
+
+/// An exact integer ring with checked operations.
+pub trait Ring: Clone + Ord + std::fmt::Debug {
+    fn from_i64(v: i64) -> Self;
+    fn zero() -> Self {
+        Self::from_i64(0)
+    }
+    fn is_zero(&self) -> bool;
+    /// −1, 0 or 1.
+    fn signum_i(&self) -> i32;
+    fn add(&self, o: &Self) -> Result<Self, Overflow>;
+    fn sub(&self, o: &Self) -> Result<Self, Overflow>;
+    fn mul(&self, o: &Self) -> Result<Self, Overflow>;
+    /// Exact quotient (the caller guarantees divisibility).
+    fn div_exact(&self, o: &Self) -> Result<Self, Overflow>;
+    fn neg(&self) -> Result<Self, Overflow>;
+    /// Value as `i128` when it fits.
+    fn to_i128(&self) -> Option<i128>;
+    /// `a·b − c·d`, the fraction-free pivot kernel.
+    fn det2(a: &Self, b: &Self, c: &Self, d: &Self) -> Result<Self, Overflow> {
+        a.mul(b)?.sub(&c.mul(d)?)
+    }
+}
+
+impl Ring for i128 {
+    #[inline]
+    fn from_i64(v: i64) -> Self {
+        v as i128
+    }
+    #[inline]
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+    #[inline]
+    fn signum_i(&self) -> i32 {
+        self.signum() as i32
+    }
+    #[inline]
+    fn add(&self, o: &Self) -> Result<Self, Overflow> {
+        self.checked_add(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn sub(&self, o: &Self) -> Result<Self, Overflow> {
+        self.checked_sub(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn mul(&self, o: &Self) -> Result<Self, Overflow> {
+        self.checked_mul(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn div_exact(&self, o: &Self) -> Result<Self, Overflow> {
+        debug_assert!(*o != 0 && self % o == 0);
+        self.checked_div(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn neg(&self) -> Result<Self, Overflow> {
+        self.checked_neg().ok_or(Overflow)
+    }
+    #[inline]
+    fn to_i128(&self) -> Option<i128> {
+        Some(*self)
+    }
+}
+
+impl Ring for BigInt {
+    fn from_i64(v: i64) -> Self {
+        BigInt::from(v)
+    }
+    fn is_zero(&self) -> bool {
+        Zero::is_zero(self)
+    }
+    fn signum_i(&self) -> i32 {
+        if Zero::is_zero(self) {
+            0
+        } else if self.is_positive() {
+            1
+        } else {
+            -1
+        }
+    }
+    fn add(&self, o: &Self) -> Result<Self, Overflow> {
+        Ok(self + o)
+    }
+    fn sub(&self, o: &Self) -> Result<Self, Overflow> {
+        Ok(self - o)
+    }
+    fn mul(&self, o: &Self) -> Result<Self, Overflow> {
+        Ok(self * o)
+    }
+    fn div_exact(&self, o: &Self) -> Result<Self, Overflow> {
+        Ok(self / o)
+    }
+    fn neg(&self) -> Result<Self, Overflow> {
+        Ok(-self)
+    }
+    fn to_i128(&self) -> Option<i128> {
+        ToPrimitive::to_i128(self)
+    }
+}
+
+/// Compares `a/b` with `c/d` for positive `b`, `d`.
+pub fn cmp_frac<T: Ring>(a: &T, b: &T, c: &T, d: &T) -> Result<Ordering, Overflow> {
+    Ok(a.mul(d)?.cmp(&c.mul(b)?))
+}
+
+/// Determinant of a square integer matrix by Bareiss' fraction-free elimination.
+pub fn det<T: Ring>(m: &[Vec<i64>]) -> Result<T, Overflow> {
+    let n = m.len();
+    if n == 0 {
+        return Ok(T::from_i64(1));
+    }
+    let mut a: Vec<Vec<T>> = m
+        .iter()
+        .map(|r| r.iter().map(|&v| T::from_i64(v)).collect())
+        .collect();
+    let mut sign = false;
+    let mut prev = T::from_i64(1);
+    for k in 0..n {
+        if a[k][k].is_zero() {
+            match (k + 1..n).find(|&i| !a[i][k].is_zero()) {
+                Some(i) => {
+                    a.swap(i, k);
+                    sign = !sign;
+                }
+                None => return Ok(T::zero()),
+            }
+        }
+        for i in k + 1..n {
+            for j in k + 1..n {
+                let v = T::det2(&a[i][j], &a[k][k], &a[i][k], &a[k][j])?;
+                a[i][j] = v.div_exact(&prev)?;
+            }
+        }
+        prev = a[k][k].clone();
+    }
+    let d = a[n - 1][n - 1].clone();
+    if sign {
+        d.neg()
+    } else {
+        Ok(d)
+    }
+}
+
+/// `|det m|` exactly, `i128` first and big integers on overflow; `None` when the value
+/// does not fit in `u128`.
+pub fn abs_det(m: &[Vec<i64>]) -> Option<u128> {
+    match det::<i128>(m) {
+        Ok(d) => Some(d.unsigned_abs()),
+        Err(Overflow) => det::<BigInt>(m).ok()?.abs().to_u128(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn det_small() {
+        let m = vec![vec![2, 0, 1], vec![1, 3, 2], vec![1, 1, 1]];
+        // 2(3-2) - 0 + 1(1-3) = 0
+        assert_eq!(det::<i128>(&m).unwrap(), 0);
+        let m = vec![vec![0, 1], vec![1, 0]];
+        assert_eq!(det::<i128>(&m).unwrap(), -1);
+        assert_eq!(det::<BigInt>(&m).unwrap(), BigInt::from(-1));
+    }
+
+    #[test]
+    fn overflow_detected() {
+        let big = i64::MAX;
+        let m = vec![vec![big, big - 1, 3], vec![-big, big, 5], vec![7, big, -big]];
+        assert!(det::<i128>(&m).is_err());
+        assert!(det::<BigInt>(&m).is_ok());
+    }
+}

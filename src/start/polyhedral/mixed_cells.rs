@@ -1,0 +1,610 @@
+//! Mixed cells of the fine mixed subdivision induced by a lifting: depth-first enumeration
+//! of lower faces with exact LP feasibility tests and a relation table (MixedVol-style,
+//! Gao–Li–Wu; see docs/mixed-cells.md).
+//!
+//! A mixed cell of type `(k_1, …, k_r)` is a choice of `k_g + 1` points `C_g` of every
+//! group `S_g` together with an inner normal `(α, 1)` such that `⟨α, a⟩ + ω(a)` is minimal
+//! over `S_g` exactly on `C_g`. The search fills the points group after group, each group
+//! in increasing index order (so every cell is met once); a partial choice is extended
+//! only while the LP "some `α` puts every chosen point on its group's lower face" is
+//! feasible. Candidates are first filtered by the relation table (pairs of points that can
+//! lie on lower faces together) and by the witness of the parent LP (a candidate already
+//! minimal at that point needs no LP).
+
+use super::exact::{self, Overflow};
+use super::lifting::{Lifting, Supports};
+use super::lp::{self, Lp, LpResult, Witness};
+use super::CellError;
+use num_bigint::BigInt;
+use rayon::prelude::*;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// A fine mixed cell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MixedCell {
+    /// Per equation `e`: indices (into `supports.support(e)`) of the cell's two points
+    /// `[a0, a1]`. For a group used by `k` equations the cell has `k + 1` points
+    /// `c_0 < c_1 < … < c_k` of that group; the `l`-th of its equations (in increasing
+    /// order) gets the pair `[c_0, c_l]`.
+    pub pairs: Vec<[usize; 2]>,
+    /// `α = inner_normal / denominator` (`denominator > 0`): `⟨α, a⟩ + ω(a)` is minimal over
+    /// each support exactly at the cell's points.
+    pub inner_normal: Vec<i128>,
+    pub denominator: i128,
+    /// `|det V|`, `V` the `n × n` matrix of rows `a1 − a0`: the number of solutions of the
+    /// cell's binomial system, and the cell's contribution to the mixed volume.
+    pub volume: u64,
+    /// For a [`Lifting::stable`] lifting: the normal `β` (numerators, denominator) of the
+    /// coarse Huber–Sturmfels cell containing this cell; `None` otherwise.
+    pub coarse_normal: Option<(Vec<i128>, i128)>,
+}
+
+impl MixedCell {
+    /// True when the cell counts toward the stable mixed volume (`β ≥ 0`), or when the
+    /// lifting is not a stable one.
+    pub fn is_stable(&self) -> bool {
+        match &self.coarse_normal {
+            None => true,
+            Some((b, _)) => b.iter().all(|&v| v >= 0),
+        }
+    }
+    /// The inner normal in floating point.
+    pub fn normal_f64(&self) -> Vec<f64> {
+        self.inner_normal
+            .iter()
+            .map(|&v| v as f64 / self.denominator as f64)
+            .collect()
+    }
+}
+
+/// Counters of one enumeration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellStats {
+    pub cells: u64,
+    /// Sum of the volumes of all cells (the mixed volume).
+    pub mixed_volume: u128,
+    /// Sum of the volumes of the stable cells (equals `mixed_volume` for non-stable liftings).
+    pub stable_volume: u128,
+    pub lp_calls: u64,
+    /// Feasibility decided by the parent's witness without an LP.
+    pub shortcuts: u64,
+    pub relation_lps: u64,
+    pub seconds: f64,
+    pub threads: usize,
+    /// True when the consumer stopped the stream early.
+    pub stopped: bool,
+}
+
+struct Ctx<'a> {
+    n: usize,
+    s: &'a Supports,
+    lift: &'a Lifting,
+    /// Search slots: (group, position within the group's chosen points).
+    slots: Vec<(usize, usize)>,
+    offset: Vec<usize>,
+    words: usize,
+    /// Relation table: `compat[p]` is the bitset of global points that can lie on lower
+    /// faces together with `p` (`p` itself iff `p` is a lower vertex).
+    compat: Vec<Vec<u64>>,
+    lp_calls: AtomicU64,
+    shortcuts: AtomicU64,
+}
+
+#[derive(Clone)]
+struct Node {
+    chosen: Vec<usize>,
+    witness: Option<Witness>,
+    mask: Vec<u64>,
+}
+
+impl<'a> Ctx<'a> {
+    fn gid(&self, g: usize, i: usize) -> usize {
+        self.offset[g] + i
+    }
+
+    /// Appends the rows "every point of group g is at or above the face through `base`",
+    /// with equality for `eqs`.
+    fn push_group(&self, lp: &mut Lp, g: usize, base: usize, eqs: &[usize]) {
+        let pts = &self.s.groups[g];
+        let w = &self.lift.values[g];
+        for (q, pq) in pts.iter().enumerate() {
+            if q == base {
+                continue;
+            }
+            let pb = &pts[base];
+            lp.push(
+                pq.iter().zip(pb).map(|(a, b)| a - b),
+                w[q] - w[base],
+                eqs.contains(&q),
+            );
+        }
+    }
+
+    /// LP of the chosen points (`chosen[d]` fills `slots[d]`).
+    fn build_lp(&self, lp: &mut Lp, chosen: &[usize]) {
+        lp.clear();
+        let mut d = 0;
+        while d < chosen.len() {
+            let (g, _) = self.slots[d];
+            let mut e = d + 1;
+            while e < chosen.len() && self.slots[e].0 == g {
+                e += 1;
+            }
+            self.push_group(lp, g, chosen[d], &chosen[d + 1..e]);
+            d = e;
+        }
+    }
+
+    /// `⟨num, a⟩ + den·ω(a)` for point `i` of group `g` (checked).
+    fn height(&self, w: &Witness, g: usize, i: usize) -> Option<i128> {
+        let mut h = (self.lift.values[g][i] as i128).checked_mul(w.den)?;
+        for (a, x) in self.s.groups[g][i].iter().zip(&w.num) {
+            h = h.checked_add((*a as i128).checked_mul(*x)?)?;
+        }
+        Some(h)
+    }
+
+    /// Does the witness already prove that the extension by `cand` is feasible?
+    fn shortcut(&self, node: &Node, depth: usize, cand: usize) -> bool {
+        let Some(w) = &node.witness else { return false };
+        let (g, pos) = self.slots[depth];
+        let Some(hc) = self.height(w, g, cand) else {
+            return false;
+        };
+        if pos > 0 {
+            let base = node.chosen[depth - pos];
+            self.height(w, g, base) == Some(hc)
+        } else {
+            (0..self.s.groups[g].len()).all(|q| matches!(self.height(w, g, q), Some(h) if h >= hc))
+        }
+    }
+
+    fn candidates(&self, node: &Node, depth: usize) -> std::ops::Range<usize> {
+        let (g, pos) = self.slots[depth];
+        let k = self.s.equations[g].len();
+        let len = self.s.groups[g].len();
+        let start = if pos == 0 {
+            0
+        } else {
+            node.chosen[depth - 1] + 1
+        };
+        // leave room for the k − pos points still to come
+        let end = (len + pos).saturating_sub(k);
+        start..end.max(start)
+    }
+
+    /// Feasible children of `node` (which fills slots `0..depth`).
+    fn children(&self, node: &Node, lp: &mut Lp) -> Result<Vec<Node>, CellError> {
+        let depth = node.chosen.len();
+        let (g, _) = self.slots[depth];
+        let mut out = Vec::new();
+        for cand in self.candidates(node, depth) {
+            let id = self.gid(g, cand);
+            if node.mask[id / 64] >> (id % 64) & 1 == 0 {
+                continue;
+            }
+            let mut chosen = node.chosen.clone();
+            chosen.push(cand);
+            let witness = if self.shortcut(node, depth, cand) {
+                self.shortcuts.fetch_add(1, Ordering::Relaxed);
+                node.witness.clone()
+            } else {
+                self.build_lp(lp, &chosen);
+                self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                match lp::feasible(lp) {
+                    LpResult::Infeasible => continue,
+                    LpResult::Dependent => {
+                        return Err(CellError::NonGeneric(format!(
+                            "dependent consistent equalities for points {chosen:?}"
+                        )))
+                    }
+                    LpResult::Feasible(w) => w,
+                }
+            };
+            let mask = node
+                .mask
+                .iter()
+                .zip(&self.compat[id])
+                .map(|(a, b)| a & b)
+                .collect();
+            out.push(Node {
+                chosen,
+                witness,
+                mask,
+            });
+        }
+        Ok(out)
+    }
+
+    fn dfs(
+        &self,
+        node: &Node,
+        lp: &mut Lp,
+        emit: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
+        stop: &AtomicBool,
+    ) -> Result<ControlFlow<()>, CellError> {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(ControlFlow::Break(()));
+        }
+        if node.chosen.len() == self.slots.len() {
+            let cell = self.leaf(node, lp)?;
+            return Ok(emit(cell));
+        }
+        for child in self.children(node, lp)? {
+            if self.dfs(&child, lp, emit, stop)?.is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Turns a complete choice into a cell, checking genericity exactly.
+    fn leaf(&self, node: &Node, lp: &mut Lp) -> Result<MixedCell, CellError> {
+        let n = self.n;
+        let w = match &node.witness {
+            Some(w) => w.clone(),
+            None => {
+                return Err(CellError::Internal(
+                    "a cell's inner normal does not fit in i128".into(),
+                ))
+            }
+        };
+        let _ = lp;
+        let mut pairs = vec![[0usize; 2]; n];
+        let mut v: Vec<Vec<i64>> = Vec::with_capacity(n);
+        let mut rows_pts: Vec<(usize, usize, usize)> = Vec::with_capacity(n);
+        let mut d = 0;
+        while d < self.slots.len() {
+            let (g, _) = self.slots[d];
+            let k = self.s.equations[g].len();
+            let pts = &node.chosen[d..d + k + 1];
+            let base = pts[0];
+            let hb = self.height(&w, g, base).ok_or_else(|| {
+                CellError::Internal("inner normal height overflows i128".into())
+            })?;
+            for q in 0..self.s.groups[g].len() {
+                let h = self
+                    .height(&w, g, q)
+                    .ok_or_else(|| CellError::Internal("height overflows i128".into()))?;
+                let on = pts.contains(&q);
+                if on && h != hb {
+                    return Err(CellError::Internal(format!(
+                        "cell points {pts:?} of group {g} not on one face"
+                    )));
+                }
+                if !on && h <= hb {
+                    return Err(CellError::NonGeneric(format!(
+                        "point {q} of group {g} ties with the cell {pts:?}"
+                    )));
+                }
+            }
+            for (l, &e) in self.s.equations[g].iter().enumerate() {
+                pairs[e] = [base, pts[l + 1]];
+            }
+            for &p in &pts[1..] {
+                v.push(
+                    self.s.groups[g][p]
+                        .iter()
+                        .zip(&self.s.groups[g][base])
+                        .map(|(a, b)| a - b)
+                        .collect(),
+                );
+                rows_pts.push((g, base, p));
+            }
+            d += k + 1;
+        }
+        let vol = exact::abs_det(&v)
+            .ok_or_else(|| CellError::Internal("cell volume overflows u128".into()))?;
+        if vol == 0 {
+            return Err(CellError::NonGeneric("degenerate cell (zero volume)".into()));
+        }
+        let volume = u64::try_from(vol)
+            .map_err(|_| CellError::Internal("cell volume overflows u64".into()))?;
+        let coarse_normal = match &self.lift.coarse {
+            None => None,
+            Some(coarse) => Some(self.coarse_normal(node, &v, &rows_pts, coarse)?),
+        };
+        Ok(MixedCell {
+            pairs,
+            inner_normal: w.num,
+            denominator: w.den,
+            volume,
+            coarse_normal,
+        })
+    }
+
+    /// Solves `V β = −δ` (`δ` the coarse lifting differences) by Cramer's rule and checks
+    /// that the cell lies in the coarse lower face at `β` (else the lifting's `big` part
+    /// was too small to refine the coarse subdivision).
+    fn coarse_normal(
+        &self,
+        node: &Node,
+        v: &[Vec<i64>],
+        rows_pts: &[(usize, usize, usize)],
+        coarse: &[Vec<i64>],
+    ) -> Result<(Vec<i128>, i128), CellError> {
+        let n = self.n;
+        let delta: Vec<i64> = rows_pts
+            .iter()
+            .map(|&(g, b, p)| -(coarse[g][p] - coarse[g][b]))
+            .collect();
+        let det_i = |m: &[Vec<i64>]| -> Result<i128, CellError> {
+            match exact::det::<i128>(m) {
+                Ok(d) => Ok(d),
+                Err(Overflow) => exact::det::<BigInt>(m)
+                    .ok()
+                    .and_then(|d| num_traits::ToPrimitive::to_i128(&d))
+                    .ok_or_else(|| CellError::Internal("coarse normal overflows i128".into())),
+            }
+        };
+        let mut den = det_i(v)?;
+        let mut num = Vec::with_capacity(n);
+        for j in 0..n {
+            let mut m = v.to_vec();
+            for (row, &d) in m.iter_mut().zip(&delta) {
+                row[j] = d;
+            }
+            num.push(det_i(&m)?);
+        }
+        if den < 0 {
+            den = -den;
+            for x in num.iter_mut() {
+                *x = -*x;
+            }
+        }
+        // Coarse lower-face check for every group.
+        let mut d = 0;
+        while d < self.slots.len() {
+            let (g, _) = self.slots[d];
+            let k = self.s.equations[g].len();
+            let pts = &node.chosen[d..d + k + 1];
+            let h = |q: usize| -> Option<i128> {
+                let mut s = (coarse[g][q] as i128).checked_mul(den)?;
+                for (a, x) in self.s.groups[g][q].iter().zip(&num) {
+                    s = s.checked_add((*a as i128).checked_mul(*x)?)?;
+                }
+                Some(s)
+            };
+            let hb = h(pts[0]).ok_or_else(|| CellError::Internal("overflow".into()))?;
+            for q in 0..self.s.groups[g].len() {
+                let hq = h(q).ok_or_else(|| CellError::Internal("overflow".into()))?;
+                if hq < hb || (pts.contains(&q) && hq != hb) {
+                    return Err(CellError::LiftingTooSmall);
+                }
+            }
+            d += k + 1;
+        }
+        Ok((num, den))
+    }
+}
+
+/// Builds the relation table (one LP per pair of lower vertices, most settled by the
+/// first vertex's witness).
+fn relation_table(ctx: &mut Ctx) -> Result<u64, CellError> {
+    let s = ctx.s;
+    let n = ctx.n;
+    let total = s.num_points();
+    let mut owner = Vec::with_capacity(total);
+    for (g, pts) in s.groups.iter().enumerate() {
+        for i in 0..pts.len() {
+            owner.push((g, i));
+        }
+    }
+    let words = ctx.words;
+    let lps = AtomicU64::new(0);
+    let c: &Ctx = ctx;
+    let rows: Vec<Result<Vec<u64>, CellError>> = (0..total)
+        .into_par_iter()
+        .map(|p| {
+            let (g, i) = owner[p];
+            let mut lp = Lp::new(n);
+            let mut bits = vec![0u64; words];
+            c.push_group(&mut lp, g, i, &[]);
+            lps.fetch_add(1, Ordering::Relaxed);
+            let wp = match lp::feasible(&lp) {
+                LpResult::Infeasible => return Ok(bits),
+                LpResult::Dependent => unreachable!("no equalities"),
+                LpResult::Feasible(w) => w,
+            };
+            bits[p / 64] |= 1 << (p % 64);
+            for (q, &(h, j)) in owner.iter().enumerate() {
+                if q == p || (h == g && s.equations[g].len() < 1) {
+                    continue;
+                }
+                // witness shortcut
+                let ok_short = wp.as_ref().is_some_and(|w| {
+                    let hq = c.height(w, h, j);
+                    if h == g {
+                        hq.is_some() && hq == c.height(w, g, i)
+                    } else {
+                        hq.is_some_and(|hq| {
+                            (0..s.groups[h].len())
+                                .all(|r| matches!(c.height(w, h, r), Some(x) if x >= hq))
+                        })
+                    }
+                });
+                let ok = ok_short || {
+                    lp.clear();
+                    if h == g {
+                        c.push_group(&mut lp, g, i, &[j]);
+                    } else {
+                        c.push_group(&mut lp, g, i, &[]);
+                        c.push_group(&mut lp, h, j, &[]);
+                    }
+                    lps.fetch_add(1, Ordering::Relaxed);
+                    match lp::feasible(&lp) {
+                        LpResult::Infeasible => false,
+                        LpResult::Feasible(_) => true,
+                        LpResult::Dependent => {
+                            return Err(CellError::NonGeneric(format!(
+                                "points {i} and {j} of group {g}: dependent edge"
+                            )))
+                        }
+                    }
+                };
+                if ok {
+                    bits[q / 64] |= 1 << (q % 64);
+                }
+            }
+            Ok(bits)
+        })
+        .collect();
+    let mut compat = Vec::with_capacity(total);
+    for r in rows {
+        compat.push(r?);
+    }
+    // Keep the table symmetric (both directions were decided by equivalent LPs).
+    ctx.compat = compat;
+    Ok(lps.into_inner())
+}
+
+/// Streams the fine mixed cells of the subdivision of `supports` induced by `lifting`,
+/// using `threads` worker threads (0: rayon's default). The set of cells is deterministic;
+/// their order is not. `on_cell` runs on the calling thread; returning
+/// `ControlFlow::Break` stops the enumeration (`CellStats::stopped`).
+///
+/// Errors: [`CellError::NonGeneric`] when the lifting is not generic (redraw it),
+/// [`CellError::LiftingTooSmall`] for a stable lifting whose `big` part is too small.
+pub fn mixed_cells(
+    supports: &Supports,
+    lifting: &Lifting,
+    threads: usize,
+    on_cell: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
+) -> Result<CellStats, CellError> {
+    let start = std::time::Instant::now();
+    let s = supports;
+    let n = s.n;
+    if lifting.values.len() != s.groups.len()
+        || lifting
+            .values
+            .iter()
+            .zip(&s.groups)
+            .any(|(l, g)| l.len() != g.len())
+    {
+        return Err(CellError::Input(
+            "lifting does not match the supports".into(),
+        ));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| CellError::Internal(format!("thread pool: {e}")))?;
+    let threads = pool.current_num_threads();
+    // Group order: fewest points first (small branching near the root).
+    let mut order: Vec<usize> = (0..s.groups.len()).collect();
+    order.sort_by_key(|&g| (s.groups[g].len(), g));
+    let mut slots = Vec::new();
+    for &g in &order {
+        for pos in 0..=s.equations[g].len() {
+            slots.push((g, pos));
+        }
+    }
+    let mut offset = Vec::with_capacity(s.groups.len());
+    let mut acc = 0;
+    for g in &s.groups {
+        offset.push(acc);
+        acc += g.len();
+    }
+    let words = acc.div_ceil(64);
+    let mut ctx = Ctx {
+        n,
+        s,
+        lift: lifting,
+        slots,
+        offset,
+        words,
+        compat: Vec::new(),
+        lp_calls: AtomicU64::new(0),
+        shortcuts: AtomicU64::new(0),
+    };
+    let relation_lps = pool.install(|| relation_table(&mut ctx))?;
+    let ctx = ctx;
+
+    let mut root_mask = vec![0u64; words];
+    for p in 0..acc {
+        if ctx.compat[p][p / 64] >> (p % 64) & 1 == 1 {
+            root_mask[p / 64] |= 1 << (p % 64);
+        }
+    }
+    let root = Node {
+        chosen: Vec::new(),
+        witness: None,
+        mask: root_mask,
+    };
+    // Split the tree: expand breadth-first until there are enough independent jobs.
+    let mut jobs = vec![root];
+    let mut lp = Lp::new(n);
+    let target = 64 * threads;
+    while jobs.len() < target
+        && !jobs.is_empty()
+        && jobs[0].chosen.len() + 1 < ctx.slots.len()
+    {
+        let mut next = Vec::new();
+        for j in &jobs {
+            next.extend(ctx.children(j, &mut lp)?);
+        }
+        jobs = next;
+    }
+
+    let stop = AtomicBool::new(false);
+    let error: Mutex<Option<CellError>> = Mutex::new(None);
+    let mut stats = CellStats {
+        threads,
+        ..Default::default()
+    };
+    let (tx, rx) = std::sync::mpsc::sync_channel::<MixedCell>(4096);
+    std::thread::scope(|scope| {
+        let ctx = &ctx;
+        let stop = &stop;
+        let error = &error;
+        let jobs = &jobs;
+        let pool = &pool;
+        scope.spawn(move || {
+            pool.install(|| {
+                jobs.par_iter().for_each_with(tx, |tx, job| {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let mut lp = Lp::new(ctx.n);
+                    let mut emit = |c: MixedCell| {
+                        if tx.send(c).is_err() {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    };
+                    if let Err(e) = ctx.dfs(job, &mut lp, &mut emit, stop) {
+                        stop.store(true, Ordering::Relaxed);
+                        let mut g = error.lock().unwrap();
+                        if g.is_none() {
+                            *g = Some(e);
+                        }
+                    }
+                });
+            });
+        });
+        for cell in rx.iter() {
+            stats.cells += 1;
+            stats.mixed_volume += cell.volume as u128;
+            if cell.is_stable() {
+                stats.stable_volume += cell.volume as u128;
+            }
+            if on_cell(cell).is_break() {
+                stats.stopped = true;
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+        drop(rx);
+    });
+    if let Some(e) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    stats.lp_calls = ctx.lp_calls.load(Ordering::Relaxed);
+    stats.shortcuts = ctx.shortcuts.load(Ordering::Relaxed);
+    stats.relation_lps = relation_lps;
+    stats.seconds = start.elapsed().as_secs_f64();
+    Ok(stats)
+}
