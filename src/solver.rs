@@ -8,11 +8,11 @@ use crate::post::{Endpoint, Refiner};
 use crate::report::{Summary, Tally};
 use crate::start::polyhedral::{self, start::Polyhedral};
 use crate::start::total_degree::TotalDegree;
-use std::sync::Arc;
 use crate::system::System;
 use crate::track::{track_all, StartPoint, TrackerOptions};
 use rand::SeedableRng;
 use serde_json::{json, Map};
+use std::sync::Arc;
 
 /// Which start system to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -68,7 +68,8 @@ pub fn rng_for(seed: u64) -> rand_chacha::ChaCha8Rng {
 pub trait Observer {
     /// The number of paths, once the start system is built.
     fn total(&mut self, _paths: u128) {}
-    /// Every path's endpoint as it finishes (in a deterministic order).
+    /// Every path's endpoint as it finishes (in a deterministic order); a re-tracked path
+    /// is reported again (`Endpoint::attempt > 0`).
     fn endpoint(&mut self, e: &Endpoint) -> Result<()>;
 }
 
@@ -79,7 +80,12 @@ impl<F: FnMut(&Endpoint) -> Result<()>> Observer for F {
 }
 
 /// Solves `system` on `backend`, reporting to `obs`.
-pub fn solve(system: &System, opts: &SolveOptions, backend: &mut dyn Backend, obs: &mut dyn Observer) -> Result<Summary> {
+pub fn solve(
+    system: &System,
+    opts: &SolveOptions,
+    backend: &mut dyn Backend,
+    obs: &mut dyn Observer,
+) -> Result<Summary> {
     let clock = std::time::Instant::now();
     let mut rng = rng_for(opts.seed);
     let mut root_counts = Map::new();
@@ -90,16 +96,14 @@ pub fn solve(system: &System, opts: &SolveOptions, backend: &mut dyn Backend, ob
             .map(|d| json!(d))
             .unwrap_or(serde_json::Value::Null),
     );
-    enum Start {
-        Td(TotalDegree),
-        Poly(Arc<Polyhedral>),
-    }
     let (start, paths) = match opts.start {
         StartKind::TotalDegree => {
             let td = TotalDegree::new(system, &mut rng)?;
             let count = td.path_count();
             if count > u64::MAX as u128 {
-                return Err(Error::Usage(format!("{count} paths are more than this build can track")));
+                return Err(Error::Usage(format!(
+                    "{count} paths are more than this build can track"
+                )));
             }
             (Start::Td(td), count)
         }
@@ -119,36 +123,39 @@ pub fn solve(system: &System, opts: &SolveOptions, backend: &mut dyn Backend, ob
         }
     };
     obs.total(paths);
+    backend.set_homotopy(start.homotopy())?;
     let refiner = Refiner::new(system, opts.tracker.tau_end);
     let mut tally = Tally::default();
-    let mut on_end = |end| {
-        let e = refiner.process(end);
-        tally.add(&e);
-        obs.endpoint(&e)
-    };
-    match start {
-        Start::Td(td) => {
-            let tau = opts.tau_start;
-            backend.set_homotopy(&td.homotopy)?;
-            let mut starts = (0..paths as u64).map(|i| StartPoint {
-                path: i,
-                y: td.start_point(i as u128),
-                tau,
-                log: false,
-                lifts: None,
-            });
-            track_all(backend, &td.homotopy, &opts.tracker, &mut starts, &mut on_end)?;
+    let mut attempt = 0u8;
+    let mut track =
+        |only: Option<Arc<Vec<u64>>>, tracker: &TrackerOptions, attempt: u8, tally: &mut Tally| {
+            let mut on_end = |end| {
+                let mut e = refiner.process(end);
+                e.attempt = attempt;
+                tally.add(&e);
+                obs.endpoint(&e)
+            };
+            start.track(only, tracker, opts.tau_start, backend, &mut on_end)
+        };
+    track(None, &opts.tracker, attempt, &mut tally)?;
+    // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
+    // paths are tracked again with tighter tolerances.
+    let before = tally.counts();
+    let mut retracked = 0u64;
+    while attempt < RECOVERY_ROUNDS {
+        let suspects = tally.suspects();
+        if suspects.is_empty() {
+            break;
         }
-        Start::Poly(poly) => {
-            backend.set_homotopy(&poly.homotopy)?;
-            let mut starts = poly.start_points();
-            track_all(backend, &poly.homotopy, &opts.tracker, &mut starts, &mut on_end)?;
-            if let Some(e) = starts.error.take() {
-                return Err(e);
-            }
-        }
+        attempt += 1;
+        retracked += suspects.len() as u64;
+        let tracker = opts.tracker.tightened(attempt as u32);
+        track(Some(Arc::new(suspects)), &tracker, attempt, &mut tally)?;
     }
     let c = tally.counts();
+    let recovered = (c.nonsingular + c.singular)
+        .saturating_sub(before.nonsingular + before.singular)
+        + before.failed.saturating_sub(c.failed);
     Ok(Summary {
         system: system.name.clone(),
         variables: system.n(),
@@ -156,16 +163,71 @@ pub fn solve(system: &System, opts: &SolveOptions, backend: &mut dyn Backend, ob
         finite: c.nonsingular + c.singular,
         nonsingular: c.nonsingular,
         singular: c.singular,
-        at_infinity: tally.at_infinity,
+        at_infinity: c.at_infinity,
         real: c.real,
-        failed: tally.failed,
+        failed: c.failed,
         duplicate_paths: c.duplicate_paths,
+        recovered,
+        retracked,
         seconds: clock.elapsed().as_secs_f64(),
         backend: backend.name(),
         start: opts.start.name().into(),
         seed: opts.seed,
         root_counts,
     })
+}
+
+/// Rounds of re-tracking for suspect paths (each tighter than the last).
+pub const RECOVERY_ROUNDS: u8 = 2;
+
+/// The start system of a run; it can regenerate the start point of any path by index.
+enum Start {
+    Td(TotalDegree),
+    Poly(Arc<Polyhedral>),
+}
+
+impl Start {
+    fn homotopy(&self) -> &crate::homotopy::Homotopy {
+        match self {
+            Start::Td(td) => &td.homotopy,
+            Start::Poly(p) => &p.homotopy,
+        }
+    }
+
+    /// Tracks every path, or only the paths `only` (sorted ids).
+    fn track(
+        &self,
+        only: Option<Arc<Vec<u64>>>,
+        tracker: &TrackerOptions,
+        tau_start: f64,
+        backend: &mut dyn Backend,
+        on_end: &mut dyn FnMut(crate::track::PathEnd) -> Result<()>,
+    ) -> Result<()> {
+        match self {
+            Start::Td(td) => {
+                let point = |i: u64| StartPoint {
+                    path: i,
+                    y: td.start_point(i as u128),
+                    tau: tau_start,
+                    log: false,
+                    lifts: None,
+                };
+                let mut starts: Box<dyn Iterator<Item = StartPoint>> = match &only {
+                    None => Box::new((0..td.path_count() as u64).map(point)),
+                    Some(ids) => Box::new(ids.iter().map(|&i| point(i))),
+                };
+                track_all(backend, &td.homotopy, tracker, &mut starts, on_end)?;
+            }
+            Start::Poly(poly) => {
+                let mut starts = poly.start_points(only);
+                track_all(backend, &poly.homotopy, tracker, &mut starts, on_end)?;
+                if let Some(e) = starts.error.take() {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Solves on the CPU backend with default options except the start and the seed (tests and

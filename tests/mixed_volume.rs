@@ -54,7 +54,11 @@ fn check_cell(s: &Supports, l: &Lifting, c: &MixedCell) {
     }
     let m = nalgebra::DMatrix::from_fn(n, n, |i, j| v[i][j]);
     let d = m.determinant().abs();
-    assert!((d - c.volume as f64).abs() < 1e-6 * d.max(1.0), "{d} vs {}", c.volume);
+    assert!(
+        (d - c.volume as f64).abs() < 1e-6 * d.max(1.0),
+        "{d} vs {}",
+        c.volume
+    );
 }
 
 #[test]
@@ -96,7 +100,11 @@ fn eco_5_to_12() {
 #[test]
 fn chandra_4_to_12() {
     for n in 4..=12u32 {
-        assert_eq!(mv(&chandra(n as usize), n as u64), 1 << (n - 1), "chandra-{n}");
+        assert_eq!(
+            mv(&chandra(n as usize), n as u64),
+            1 << (n - 1),
+            "chandra-{n}"
+        );
     }
 }
 
@@ -125,10 +133,7 @@ fn stable_known_cases() {
     // (all simple: at (0,0) the Jacobian [[0,1],[1,0]] is invertible).
     let sys = from_supports(
         "hand",
-        &[
-            vec![vec![2, 0], vec![0, 1]],
-            vec![vec![1, 1], vec![1, 0]],
-        ],
+        &[vec![vec![2, 0], vec![0, 1]], vec![vec![1, 1], vec![1, 0]]],
     );
     assert_eq!(smv(&sys, 3), 3);
     // torus count of the same system: 2
@@ -221,10 +226,12 @@ fn grouped_supports() {
     };
     let q = dense(3, 2);
     let c = dense(3, 3);
-    let s = Supports::from_system(&from_supports("q3", &[q.clone(), q.clone(), q.clone()])).unwrap();
+    let s =
+        Supports::from_system(&from_supports("q3", &[q.clone(), q.clone(), q.clone()])).unwrap();
     assert_eq!(s.groups.len(), 1);
     assert_eq!(mixed_volume_of(&s, 1, THREADS).unwrap().mixed_volume, 8);
-    let s = Supports::from_system(&from_supports("q2c", &[q.clone(), c.clone(), q.clone()])).unwrap();
+    let s =
+        Supports::from_system(&from_supports("q2c", &[q.clone(), c.clone(), q.clone()])).unwrap();
     assert_eq!(s.groups.len(), 2);
     assert_eq!(s.equations[0], vec![0, 2]);
     let l = Lifting::random(&s, 3);
@@ -239,7 +246,11 @@ fn grouped_supports() {
     assert_eq!(st.mixed_volume, 12);
     // dense quartics in 4 unknowns: 256
     let d4 = dense(4, 4);
-    let s = Supports::from_system(&from_supports("d4", &[d4.clone(), d4.clone(), d4.clone(), d4])).unwrap();
+    let s = Supports::from_system(&from_supports(
+        "d4",
+        &[d4.clone(), d4.clone(), d4.clone(), d4],
+    ))
+    .unwrap();
     assert_eq!(mixed_volume_of(&s, 2, THREADS).unwrap().mixed_volume, 256);
 }
 
@@ -318,7 +329,10 @@ fn gfan_recorded() {
     for (sup, expect) in gfan_cases() {
         let n = sup.len();
         let s = Supports::from_exponents(n, sup).unwrap();
-        assert_eq!(mixed_volume_of(&s, 7, THREADS).unwrap().mixed_volume, expect);
+        assert_eq!(
+            mixed_volume_of(&s, 7, THREADS).unwrap().mixed_volume,
+            expect
+        );
     }
 }
 
@@ -352,7 +366,12 @@ const GFAN: &[(u64, usize, usize, i64, u128)] = &[];
 #[test]
 #[ignore]
 fn print_gfan_inputs() {
-    for &(seed, n, t, d) in &[(1u64, 3usize, 5usize, 3i64), (2, 4, 5, 2), (3, 5, 4, 2), (4, 6, 4, 2)] {
+    for &(seed, n, t, d) in &[
+        (1u64, 3usize, 5usize, 3i64),
+        (2, 4, 5, 2),
+        (3, 5, 4, 2),
+        (4, 6, 4, 2),
+    ] {
         let sup = random_sparse(seed, n, t, d);
         let vars: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
         let polys: Vec<String> = sup

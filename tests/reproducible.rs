@@ -23,7 +23,7 @@ fn run(sys: &System, seed: u64, threads: usize) -> (String, Vec<String>) {
         ..Default::default()
     };
     let mut lines = Vec::new();
-    let mut s = solve(sys, &opts, &mut b, &mut |e| {
+    let mut s = solve(sys, &opts, &mut b, &mut |e: &pathtrack::post::Endpoint| {
         lines.push(solution_line(e).to_string());
         Ok(())
     })

@@ -6,7 +6,9 @@ use pathtrack::solver::{solve_cpu, StartKind};
 use pathtrack::system::{self, System};
 
 fn shipped(name: &str) -> System {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems").join(format!("{name}.yaml"));
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("systems")
+        .join(format!("{name}.yaml"));
     system::load(&p).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -20,7 +22,11 @@ fn check(name: &str, finite: u64) {
         assert_eq!(s.nonsingular, finite, "{name} seed {seed}: {s:?}");
         assert_eq!(s.finite, finite, "{name} seed {seed}: {s:?}");
         for e in eps.iter().filter(|e| e.status == Status::Nonsingular) {
-            assert!(e.residual < 1e-10, "{name} seed {seed}: residual {}", e.residual);
+            assert!(
+                e.residual < 1e-10,
+                "{name} seed {seed}: residual {}",
+                e.residual
+            );
         }
         assert_eq!(s.start, "polyhedral");
         assert!(s.root_counts.contains_key("stable_mixed_volume"));
@@ -59,7 +65,10 @@ fn torus_only_misses_the_solutions_with_zero_coordinates() {
     // those in (C*)^5, and its path count is the mixed volume.
     let sys = shipped("katsura5");
     let mut b = pathtrack::backend::cpu::CpuBackend::new(0).unwrap();
-    let opts = pathtrack::solver::SolveOptions { torus: true, ..Default::default() };
+    let opts = pathtrack::solver::SolveOptions {
+        torus: true,
+        ..Default::default()
+    };
     let mut zero_coord = 0;
     let s = pathtrack::solver::solve(&sys, &opts, &mut b, &mut |e: &pathtrack::post::Endpoint| {
         if let Some(x) = &e.coordinates {
@@ -72,5 +81,8 @@ fn torus_only_misses_the_solutions_with_zero_coordinates() {
     .unwrap();
     assert_eq!(zero_coord, 0);
     assert!(s.finite < 32, "{s:?}");
-    assert_eq!(s.paths as u64, s.root_counts["mixed_volume"].as_u64().unwrap());
+    assert_eq!(
+        s.paths as u64,
+        s.root_counts["mixed_volume"].as_u64().unwrap()
+    );
 }

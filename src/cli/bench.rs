@@ -27,6 +27,8 @@ pub enum BenchWhat {
         threads: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        #[arg(long, value_enum, default_value = "polyhedral")]
+        start: crate::solver::StartKind,
     },
     /// The evaluator alone: extended Jacobians of p points per call.
     Eval {
@@ -62,7 +64,8 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             systems,
             threads,
             seed,
-        } => bench_solve(systems, *threads, *seed),
+            start,
+        } => bench_solve(systems, *threads, *seed, *start),
         BenchWhat::Eval {
             systems,
             p,
@@ -71,7 +74,12 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
     }
 }
 
-fn bench_solve(systems: &[String], threads: usize, seed: u64) -> Result<i32> {
+fn bench_solve(
+    systems: &[String],
+    threads: usize,
+    seed: u64,
+    start: crate::solver::StartKind,
+) -> Result<i32> {
     let mut backend = CpuBackend::new(threads)?;
     println!(
         "# pathtrack bench solve (backend cpu, {} threads, seed {seed})",
@@ -85,11 +93,18 @@ fn bench_solve(systems: &[String], threads: usize, seed: u64) -> Result<i32> {
         let sys = system_by_name(name)?;
         let opts = SolveOptions {
             seed,
+            start,
+            threads,
             ..Default::default()
         };
-        let s = solve(&sys, &opts, &mut backend, &mut |_| Ok(()))?;
+        let s = solve(
+            &sys,
+            &opts,
+            &mut backend,
+            &mut |_: &crate::post::Endpoint| Ok(()),
+        )?;
         println!(
-            "{:<12} {:>8} {:>8} {:>12} {:>8} {:>8} {:>10.3} {:>10.1}",
+            "{:<12} {:>12} {:>8} {:>12} {:>8} {:>8} {:>10.3} {:>10.1}",
             name,
             "td",
             s.paths,

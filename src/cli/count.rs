@@ -21,10 +21,20 @@ pub struct CountArgs {
 }
 
 /// The root counts of a system as a JSON object.
-pub fn root_counts(system: &crate::system::System, seed: u64, threads: usize) -> Result<Map<String, Value>> {
+pub fn root_counts(
+    system: &crate::system::System,
+    seed: u64,
+    threads: usize,
+) -> Result<Map<String, Value>> {
     let clock = std::time::Instant::now();
     let mut m = Map::new();
-    m.insert("total_degree".into(), system.total_degree().map(|d| json!(d)).unwrap_or(Value::Null));
+    m.insert(
+        "total_degree".into(),
+        system
+            .total_degree()
+            .map(|d| json!(d))
+            .unwrap_or(Value::Null),
+    );
     let s = Supports::from_system(system)?;
     let torus = polyhedral::mixed_volume_of(&s, seed, threads)?;
     m.insert("mixed_volume".into(), json!(torus.mixed_volume));
@@ -43,9 +53,16 @@ pub fn run(a: &CountArgs) -> Result<i32> {
     let system = crate::system::load(&a.file)?;
     let m = root_counts(&system, a.seed, a.threads)?;
     if a.json {
-        println!("{}", serde_json::to_string(&m).map_err(|e| Error::Internal(e.to_string()))?);
+        println!(
+            "{}",
+            serde_json::to_string(&m).map_err(|e| Error::Internal(e.to_string()))?
+        );
     } else {
-        println!("pathtrack count: {} ({} variables)", system.name, system.n());
+        println!(
+            "pathtrack count: {} ({} variables)",
+            system.name,
+            system.n()
+        );
         for (k, v) in &m {
             println!("  {k:<22} {v}");
         }

@@ -41,13 +41,13 @@ mod tests {
 
     #[test]
     fn valuation_of_a_puiseux_path() {
-        // y(s) = (1, 3 s^{1/3}) → valuation 1/3 of the last coordinate.
+        // y(s) = (1, 0.01 s^{1/3}) → valuation 1/3 of the last coordinate.
         let samples: Vec<(f64, Vec<C64>)> = [1e-3, 1e-4]
             .iter()
             .map(|&s: &f64| {
                 (
                     -s,
-                    vec![C64::new(1.0, 0.0), C64::new(3.0 * s.powf(1.0 / 3.0), 0.0)],
+                    vec![C64::new(1.0, 0.0), C64::new(0.01 * s.powf(1.0 / 3.0), 0.0)],
                 )
             })
             .collect();

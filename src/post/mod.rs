@@ -51,6 +51,8 @@ pub struct Endpoint {
     pub rejected: u32,
     /// Estimated valuation of the homogenizing coordinate, when the path stopped early.
     pub valuation: Option<f64>,
+    /// 0 for the first tracking, k for the k-th re-tracking with tighter tolerances.
+    pub attempt: u8,
 }
 
 impl Endpoint {
@@ -158,6 +160,7 @@ impl<'a> Refiner<'a> {
             accepted: end.accepted,
             rejected: end.rejected,
             valuation: None,
+            attempt: 0,
         };
         match end.code {
             TrackCode::Reached => {

@@ -28,8 +28,14 @@ pub struct Summary {
     pub at_infinity: u64,
     pub real: u64,
     pub failed: u64,
-    /// Nonsingular endpoints reached by more than one path (a sign of path jumping).
+    /// Nonsingular endpoints reached by more than one path (a sign of path jumping) after
+    /// recovery.
     pub duplicate_paths: u64,
+    /// Re-tracked paths (duplicates and failures) that now end at a new solution or no
+    /// longer fail.
+    pub recovered: u64,
+    /// Paths re-tracked with tighter tolerances.
+    pub retracked: u64,
     pub seconds: f64,
     pub backend: String,
     pub start: String,
@@ -56,6 +62,9 @@ pub fn solution_line(e: &Endpoint) -> Value {
     m.insert("residual".into(), num(e.residual));
     m.insert("condition".into(), num(e.condition));
     m.insert("steps".into(), json!(e.steps()));
+    if e.attempt > 0 {
+        m.insert("attempt".into(), json!(e.attempt));
+    }
     m.insert(
         "projective".into(),
         Value::from(
@@ -106,68 +115,120 @@ impl SolutionWriter {
     }
 }
 
-/// Collects what the summary needs from each endpoint.
+/// What the summary keeps of one path: its status and, when finite, its coordinates.
+#[derive(Clone, Debug)]
+struct Record {
+    status: Status,
+    coords: Option<Vec<C64>>,
+}
+
+/// Collects what the summary needs from each endpoint; a re-tracked path replaces its
+/// earlier record.
 #[derive(Default)]
 pub struct Tally {
-    pub paths: u64,
-    pub at_infinity: u64,
-    pub failed: u64,
-    nonsingular: Vec<Vec<C64>>,
-    singular: Vec<Vec<C64>>,
+    records: Vec<Record>,
+    index: std::collections::HashMap<u64, usize>,
 }
 
 /// Distinct-solution counts from a [`Tally`].
 pub struct Counts {
+    pub paths: u64,
     pub nonsingular: u64,
     pub singular: u64,
     pub real: u64,
+    pub at_infinity: u64,
+    pub failed: u64,
+    /// Nonsingular endpoints beyond the first of each distinct solution.
     pub duplicate_paths: u64,
 }
 
 impl Tally {
+    /// Records (or replaces) the endpoint of a path.
     pub fn add(&mut self, e: &Endpoint) {
-        self.paths += 1;
-        match e.status {
-            Status::Nonsingular => self
-                .nonsingular
-                .push(e.coordinates.clone().unwrap_or_default()),
-            Status::Singular => self
-                .singular
-                .push(e.coordinates.clone().unwrap_or_default()),
-            Status::AtInfinity => self.at_infinity += 1,
-            Status::Failed => self.failed += 1,
+        let r = Record {
+            status: e.status,
+            coords: e
+                .status
+                .is_finite()
+                .then(|| e.coordinates.clone().unwrap_or_default()),
+        };
+        match self.index.get(&e.path) {
+            Some(&i) => self.records[i] = r,
+            None => {
+                self.index.insert(e.path, self.records.len());
+                self.records.push(r);
+            }
         }
     }
 
-    /// Clusters the finite endpoints into distinct solutions. A singular cluster that
-    /// contains a nonsingular solution is not counted again.
-    pub fn counts(&self) -> Counts {
-        let labels = dedup::cluster(&self.nonsingular, DEDUP_TOL);
-        let mut distinct = 0u64;
-        let mut real = 0u64;
+    /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
+    /// paths that failed: the candidates for re-tracking.
+    pub fn suspects(&self) -> Vec<u64> {
+        let (ids, pts) = self.finite_points(Status::Nonsingular);
+        let labels = dedup::cluster(&pts, DEDUP_TOL);
+        let mut size = std::collections::HashMap::<usize, usize>::new();
+        for &l in &labels {
+            *size.entry(l).or_default() += 1;
+        }
+        let mut out: Vec<u64> = ids
+            .iter()
+            .zip(&labels)
+            .filter(|(_, l)| size[l] > 1)
+            .map(|(&p, _)| p)
+            .collect();
+        out.extend(
+            self.index
+                .iter()
+                .filter(|(_, &i)| self.records[i].status == Status::Failed)
+                .map(|(&p, _)| p),
+        );
+        out.sort_unstable();
+        out
+    }
+
+    /// Path ids and coordinates of the endpoints with `status`, in path order.
+    fn finite_points(&self, status: Status) -> (Vec<u64>, Vec<Vec<C64>>) {
+        let mut v: Vec<(u64, &Vec<C64>)> = self
+            .index
+            .iter()
+            .filter(|(_, &i)| self.records[i].status == status)
+            .map(|(&p, &i)| (p, self.records[i].coords.as_ref().expect("finite record")))
+            .collect();
+        v.sort_unstable_by_key(|(p, _)| *p);
+        v.into_iter().map(|(p, c)| (p, c.clone())).unzip()
+    }
+
+    /// Distinct nonsingular solutions among `coords`, and how many of them are real.
+    fn distinct(pts: &[Vec<C64>], tol: f64) -> (u64, u64) {
+        let labels = dedup::cluster(pts, tol);
+        let mut distinct = 0;
+        let mut real = 0;
         for (i, &l) in labels.iter().enumerate() {
             if l == i {
                 distinct += 1;
-                if is_real(&self.nonsingular[i], REAL_TOL) {
+                if is_real(&pts[i], tol.max(REAL_TOL)) {
                     real += 1;
                 }
             }
         }
-        let slabels = dedup::cluster(&self.singular, DEDUP_TOL_SINGULAR);
-        let mut sdistinct = 0u64;
-        for (i, &l) in slabels.iter().enumerate() {
-            if l == i {
-                sdistinct += 1;
-                if is_real(&self.singular[i], DEDUP_TOL_SINGULAR) {
-                    real += 1;
-                }
-            }
-        }
+        (distinct, real)
+    }
+
+    /// Clusters the finite endpoints into distinct solutions.
+    pub fn counts(&self) -> Counts {
+        let (_, ns) = self.finite_points(Status::Nonsingular);
+        let (_, sg) = self.finite_points(Status::Singular);
+        let (nonsingular, real_ns) = Self::distinct(&ns, DEDUP_TOL);
+        let (singular, real_sg) = Self::distinct(&sg, DEDUP_TOL_SINGULAR);
+        let count = |st: Status| self.records.iter().filter(|r| r.status == st).count() as u64;
         Counts {
-            nonsingular: distinct,
-            singular: sdistinct,
-            real,
-            duplicate_paths: self.nonsingular.len() as u64 - distinct,
+            paths: self.records.len() as u64,
+            nonsingular,
+            singular,
+            real: real_ns + real_sg,
+            at_infinity: count(Status::AtInfinity),
+            failed: count(Status::Failed),
+            duplicate_paths: ns.len() as u64 - nonsingular,
         }
     }
 }
@@ -191,6 +252,13 @@ pub fn summary_table(s: &Summary) -> String {
     row(&mut t, "  real", s.real.to_string());
     row(&mut t, "at infinity (paths)", s.at_infinity.to_string());
     row(&mut t, "failed (paths)", s.failed.to_string());
+    if s.retracked > 0 {
+        row(
+            &mut t,
+            "re-tracked / recovered",
+            format!("{} / {}", s.retracked, s.recovered),
+        );
+    }
     if s.duplicate_paths > 0 {
         row(
             &mut t,

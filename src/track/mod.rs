@@ -52,6 +52,20 @@ pub struct TrackerOptions {
     pub batch: usize,
 }
 
+impl TrackerOptions {
+    /// Tighter settings for re-tracking suspect paths: round `k ≥ 1` divides the predictor
+    /// error target by `100^k` (steps ~2.5^k shorter), the rejection threshold by `10^k`,
+    /// and allows `4^k` times more steps.
+    pub fn tightened(&self, k: u32) -> TrackerOptions {
+        let mut o = self.clone();
+        o.eta_target /= 100f64.powi(k as i32);
+        o.eta_max /= 10f64.powi(k as i32);
+        o.max_steps = o.max_steps.saturating_mul(4u32.pow(k));
+        o.h_initial /= 10f64.powi(k as i32);
+        o
+    }
+}
+
 impl Default for TrackerOptions {
     fn default() -> Self {
         TrackerOptions {

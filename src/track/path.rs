@@ -5,6 +5,10 @@ use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
 pub const SAMPLE_RATIO: f64 = 3.0;
+/// Newton steps below `NOISE_FACTOR · κ · ε` (κ the condition estimate) are rounding noise:
+/// such a step counts as converged and is not asked to contract.
+pub const NOISE_FACTOR: f64 = 8.0;
+
 /// A log-mode path switches to projective coordinates once `max_j Re z_j − min_j Re z_j`
 /// (with `z_n = 0`) is at most this: the coordinates then differ by at most e^30 ≈ 1e13.
 pub const LOG_SWITCH_SPREAD: f64 = 30.0;
@@ -319,17 +323,19 @@ impl PathState {
                     return self.reject(opts, "non-finite Newton step");
                 }
                 let eta = norm(newton);
+                // Newton cannot resolve steps below the rounding level κ·ε of the solve.
+                let noise = NOISE_FACTOR * cond * f64::EPSILON;
                 if it == 1 {
                     self.eta_first = eta;
                     if eta > opts.eta_max {
                         return self.reject(opts, "predictor too far from the path");
                     }
-                } else if eta > 0.5 * self.eta_prev {
+                } else if eta > 0.5 * self.eta_prev && eta > noise {
                     return self.reject(opts, "Newton did not contract");
                 }
                 self.eta_prev = eta;
                 self.yc.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
-                if eta <= opts.corrector_tol {
+                if eta <= opts.corrector_tol.max(noise) {
                     // Accept.
                     self.accepted += 1;
                     self.cond = cond;

@@ -13,6 +13,7 @@ pub mod exact;
 pub mod lifting;
 pub mod lp;
 pub mod mixed_cells;
+pub mod start;
 
 pub use binomial::{binomial_solutions, for_each_binomial_solution};
 pub use lifting::{Lifting, Supports};
@@ -112,7 +113,11 @@ pub fn stable_mixed_volume(sys: &System, seed: u64) -> crate::Result<u128> {
 
 /// Benchmark: mixed-cell enumeration of each system on `threads` threads, printed as a
 /// table (system, mixed volume, cells, LPs, seconds, threads). Returns the rows.
-pub fn bench_cells(systems: &[System], seed: u64, threads: usize) -> crate::Result<Vec<(String, CellStats)>> {
+pub fn bench_cells(
+    systems: &[System],
+    seed: u64,
+    threads: usize,
+) -> crate::Result<Vec<(String, CellStats)>> {
     println!(
         "{:<14} {:>14} {:>10} {:>12} {:>10} {:>8}",
         "system", "mixed_volume", "cells", "lps", "seconds", "threads"

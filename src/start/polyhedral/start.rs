@@ -103,7 +103,12 @@ fn generic_lifting(
 
 impl Polyhedral {
     /// Builds the homotopy; `rng` draws the start coefficients, `seed` the lifting.
-    pub fn new(system: &System, torus: bool, rng: &mut impl Rng, threads: usize) -> Result<Polyhedral> {
+    pub fn new(
+        system: &System,
+        torus: bool,
+        rng: &mut impl Rng,
+        threads: usize,
+    ) -> Result<Polyhedral> {
         let n = system.n();
         let base = Supports::from_system(system)?;
         let supports = if torus { base } else { base.with_origin() };
@@ -129,9 +134,17 @@ impl Polyhedral {
                     let a32: Vec<i32> = a.iter().map(|&v| v as i32).collect();
                     let w = lifting.of(&supports, e, i) as f64 / LIFT_SCALE;
                     terms.push((r[e][i], a32.clone(), w));
-                    columns.push(Column { eq: e, point: i, second: false });
+                    columns.push(Column {
+                        eq: e,
+                        point: i,
+                        second: false,
+                    });
                     terms.push((f - r[e][i], a32, w + DELTA));
-                    columns.push(Column { eq: e, point: i, second: true });
+                    columns.push(Column {
+                        eq: e,
+                        point: i,
+                        second: true,
+                    });
                 }
                 terms
             })
@@ -144,7 +157,11 @@ impl Polyhedral {
         }
         Ok(Polyhedral {
             homotopy,
-            paths: if torus { stats.mixed_volume } else { stats.stable_volume },
+            paths: if torus {
+                stats.mixed_volume
+            } else {
+                stats.stable_volume
+            },
             cells: stats.cells,
             volume: stats.mixed_volume,
             supports,
@@ -218,7 +235,11 @@ impl Polyhedral {
                 .solve(&b)
                 .ok_or_else(|| Error::Internal("singular start coefficients".into()))?;
             for (l, &e) in eqs.iter().enumerate() {
-                v[e] = pts[cl[l]].iter().zip(&pts[c0]).map(|(x, y)| x - y).collect();
+                v[e] = pts[cl[l]]
+                    .iter()
+                    .zip(&pts[c0])
+                    .map(|(x, y)| x - y)
+                    .collect();
                 log_b[e] = u[l].ln();
             }
         }
@@ -247,9 +268,10 @@ impl Polyhedral {
     }
 
     /// Streams the start points of every cell that contributes paths (stable cells when
-    /// affine) through a bounded channel from an enumeration thread. Cells come in a
-    /// deterministic order (the enumeration runs on one thread).
-    pub fn start_points(self: &Arc<Self>) -> StartStream {
+    /// affine), or only of the paths `only` (sorted ids), through a bounded channel from an
+    /// enumeration thread. Cells come in a deterministic order (the enumeration runs on one
+    /// thread), so path ids are the same in every pass.
+    pub fn start_points(self: &Arc<Self>, only: Option<Arc<Vec<u64>>>) -> StartStream {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<StartPoint>>>(64);
         let me = Arc::clone(self);
         let handle = std::thread::spawn(move || {
@@ -258,10 +280,21 @@ impl Polyhedral {
                 if !cell.is_stable() {
                     return ControlFlow::Continue(());
                 }
-                let pts = me.cell_start_points(&cell, next);
-                if let Ok(p) = &pts {
-                    next += p.len() as u64;
+                let first = next;
+                next += cell.volume;
+                let wanted = |p: u64| {
+                    only.as_ref()
+                        .is_none_or(|ids| ids.binary_search(&p).is_ok())
+                };
+                if only.as_ref().is_some_and(|ids| {
+                    let i = ids.partition_point(|&p| p < first);
+                    i == ids.len() || ids[i] >= next
+                }) {
+                    return ControlFlow::Continue(()); // no wanted path in this cell
                 }
+                let pts = me
+                    .cell_start_points(&cell, first)
+                    .map(|v| v.into_iter().filter(|s| wanted(s.path)).collect::<Vec<_>>());
                 let failed = pts.is_err();
                 if tx.send(pts).is_err() || failed {
                     return ControlFlow::Break(());
