@@ -19,9 +19,12 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Write a member of a benchmark family (cyclic, katsura, noon, eco, chandra, reimer) as YAML.
     Generate(generate::GenerateArgs),
+    /// Reduced row echelon form of a Matrix Market matrix over Z/p, f64 or complex f64.
+    Rref(rref::RrefArgs),
 }
 
 pub mod generate;
+pub mod rref;
 pub mod solve;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
@@ -51,6 +54,7 @@ pub fn main_entry() -> i32 {
     let result = match &cli.command {
         Command::Solve(a) => solve::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Rref(a) => rref::run(a),
     };
     match result {
         Ok(code) => code,
