@@ -6,7 +6,9 @@
 //! and complex files as complex f64.
 
 use crate::error::{Error, Result};
-use crate::linalg::rref::{echelonize, mtx, EchelonOptions, Matrix, Tolerance, Zp32, Zp64, C64, F64};
+use crate::linalg::rref::{
+    echelonize, mtx, EchelonOptions, Matrix, Tolerance, Zp32, Zp64, C64, F64,
+};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -53,10 +55,15 @@ fn finish<E: Copy>(
         println!("{v}");
         return Ok(0);
     }
-    let comment = format!("{comment}\nrank {} pivots (1-based) {:?}", pivots.len(), pivots.iter().map(|p| p + 1).collect::<Vec<_>>());
+    let comment = format!(
+        "{comment}\nrank {} pivots (1-based) {:?}",
+        pivots.len(),
+        pivots.iter().map(|p| p + 1).collect::<Vec<_>>()
+    );
     match &a.output {
         Some(p) => {
-            let file = std::fs::File::create(p).map_err(|e| Error::io(format!("creating {}", p.display()), e))?;
+            let file = std::fs::File::create(p)
+                .map_err(|e| Error::io(format!("creating {}", p.display()), e))?;
             let mut w = std::io::BufWriter::new(file);
             mtx::write_array(&mut w, r, field, &comment, fmt)
                 .and_then(|_| std::io::Write::flush(&mut w))
@@ -75,16 +82,22 @@ fn finish<E: Copy>(
 
 pub fn run(a: &RrefArgs) -> Result<i32> {
     if a.backend == RrefBackend::Cuda {
-        return Err(Error::Usage("CUDA backend for rref not available yet (use --backend cpu)".into()));
+        return Err(Error::Usage(
+            "CUDA backend for rref not available yet (use --backend cpu)".into(),
+        ));
     }
     let data = mtx::read(&a.file)?;
     let mut opt = EchelonOptions::default();
     if let Some(t) = a.tol {
         if !(t >= 0.0 && t.is_finite()) {
-            return Err(Error::Usage(format!("--tol {t}: must be a finite non-negative number")));
+            return Err(Error::Usage(format!(
+                "--tol {t}: must be a finite non-negative number"
+            )));
         }
         if a.prime.is_some() {
-            return Err(Error::Usage("--tol applies to floats only, not with --prime".into()));
+            return Err(Error::Usage(
+                "--tol applies to floats only, not with --prime".into(),
+            ));
         }
         opt.tolerance = Tolerance::Absolute(t);
     }
@@ -95,7 +108,15 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
             let t = Instant::now();
             let e = echelonize(&f, &mut m, &opt);
             let s = t.elapsed().as_secs_f64();
-            finish(a, &m, &e.pivots, s, "integer", &format!("RREF over Z/{p}"), |x| x.to_string())
+            finish(
+                a,
+                &m,
+                &e.pivots,
+                s,
+                "integer",
+                &format!("RREF over Z/{p}"),
+                |x| x.to_string(),
+            )
         }
         Some(p) => {
             let f = Zp64::new(p).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
@@ -103,7 +124,15 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
             let t = Instant::now();
             let e = echelonize(&f, &mut m, &opt);
             let s = t.elapsed().as_secs_f64();
-            finish(a, &m, &e.pivots, s, "integer", &format!("RREF over Z/{p}"), |x| x.to_string())
+            finish(
+                a,
+                &m,
+                &e.pivots,
+                s,
+                "integer",
+                &format!("RREF over Z/{p}"),
+                |x| x.to_string(),
+            )
         }
         None if data.field == mtx::MtxField::Complex => {
             let mut m = data.to_c64();
@@ -111,7 +140,9 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
             let e = echelonize(&C64, &mut m, &opt);
             let s = t.elapsed().as_secs_f64();
             let c = format!("RREF over complex f64, zero tolerance {:e}", e.tolerance);
-            finish(a, &m, &e.pivots, s, "complex", &c, |z| format!("{} {}", mtx::fmt_f64(z.re), mtx::fmt_f64(z.im)))
+            finish(a, &m, &e.pivots, s, "complex", &c, |z| {
+                format!("{} {}", mtx::fmt_f64(z.re), mtx::fmt_f64(z.im))
+            })
         }
         None => {
             let mut m = data.to_f64()?;

@@ -8,10 +8,19 @@ use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
 /// Best-of-`reps` seconds of RREF of a random n × n matrix over `f`.
-pub fn time_rref<F: Field>(f: &F, n: usize, par: Parallelism, reps: usize, gen: impl Fn(&mut rand_chacha::ChaCha8Rng) -> F::Elem) -> (f64, usize) {
+pub fn time_rref<F: Field>(
+    f: &F,
+    n: usize,
+    par: Parallelism,
+    reps: usize,
+    gen: impl Fn(&mut rand_chacha::ChaCha8Rng) -> F::Elem,
+) -> (f64, usize) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n as u64);
     let a = Matrix::from_fn(n, n, |_, _| gen(&mut rng));
-    let opt = EchelonOptions { parallelism: par, ..Default::default() };
+    let opt = EchelonOptions {
+        parallelism: par,
+        ..Default::default()
+    };
     let mut best = f64::INFINITY;
     let mut rank = 0;
     for _ in 0..reps.max(1) {
@@ -28,7 +37,10 @@ pub fn time_det_zp32(p: u32, n: usize, reps: usize) -> f64 {
     let f = Zp32::new(p).expect("prime");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let a = Matrix::from_fn(n, n, |_, _| rng.random_range(0..p));
-    let opt = EchelonOptions { parallelism: Parallelism::None, ..Default::default() };
+    let opt = EchelonOptions {
+        parallelism: Parallelism::None,
+        ..Default::default()
+    };
     let mut best = f64::INFINITY;
     for _ in 0..reps.max(1) {
         let t = Instant::now();
@@ -43,13 +55,20 @@ pub fn time_det_zp32(p: u32, n: usize, reps: usize) -> f64 {
 /// words otherwise), and the 500 × 500 determinant mod 998244353 on one thread.
 pub fn run(n: usize, prime: u64) -> Result<(), String> {
     let threads = rayon::current_num_threads();
-    println!("rref CPU benchmark (SIMD: {}, {} threads available)", super::field::simd_level(), threads);
+    println!(
+        "rref CPU benchmark (SIMD: {}, {} threads available)",
+        super::field::simd_level(),
+        threads
+    );
     println!("{:<34} {:>8} {:>12} {:>8}", "case", "n", "seconds", "rank");
     let reps = if n <= 1000 { 3 } else { 1 };
     if prime < 1 << 31 {
         let f = Zp32::new(prime as u32)?;
         let p = prime as u32;
-        for (label, par) in [("rref Z/p u32, 1 thread", Parallelism::None), ("rref Z/p u32, all threads", Parallelism::Rayon)] {
+        for (label, par) in [
+            ("rref Z/p u32, 1 thread", Parallelism::None),
+            ("rref Z/p u32, all threads", Parallelism::Rayon),
+        ] {
             if par == Parallelism::Rayon && threads == 1 {
                 continue;
             }
@@ -58,7 +77,10 @@ pub fn run(n: usize, prime: u64) -> Result<(), String> {
         }
     } else {
         let f = Zp64::new(prime)?;
-        for (label, par) in [("rref Z/p u64, 1 thread", Parallelism::None), ("rref Z/p u64, all threads", Parallelism::Rayon)] {
+        for (label, par) in [
+            ("rref Z/p u64, 1 thread", Parallelism::None),
+            ("rref Z/p u64, all threads", Parallelism::Rayon),
+        ] {
             if par == Parallelism::Rayon && threads == 1 {
                 continue;
             }
@@ -67,6 +89,9 @@ pub fn run(n: usize, prime: u64) -> Result<(), String> {
         }
     }
     let s = time_det_zp32(998_244_353, 500, 5);
-    println!("{:<34} {:>8} {:>12.4} {:>8}", "det mod 998244353, 1 thread", 500, s, "-");
+    println!(
+        "{:<34} {:>8} {:>12.4} {:>8}",
+        "det mod 998244353, 1 thread", 500, s, "-"
+    );
     Ok(())
 }

@@ -13,11 +13,19 @@ pub struct Matrix<E> {
 impl<E: Copy> Matrix<E> {
     /// A matrix filled with `fill`.
     pub fn filled(rows: usize, cols: usize, fill: E) -> Self {
-        Matrix { rows, cols, data: vec![fill; rows * cols] }
+        Matrix {
+            rows,
+            cols,
+            data: vec![fill; rows * cols],
+        }
     }
     /// From row-major data (`data.len() == rows · cols`).
     pub fn from_vec(rows: usize, cols: usize, data: Vec<E>) -> Self {
-        assert_eq!(data.len(), rows * cols, "Matrix::from_vec: wrong data length");
+        assert_eq!(
+            data.len(),
+            rows * cols,
+            "Matrix::from_vec: wrong data length"
+        );
         Matrix { rows, cols, data }
     }
     /// From a function of (row, column).
@@ -53,7 +61,13 @@ impl<E: Copy> Matrix<E> {
     pub fn hcat(&self, other: &Self) -> Self {
         assert_eq!(self.rows, other.rows, "hcat: row counts differ");
         let c = self.cols + other.cols;
-        Matrix::from_fn(self.rows, c, |i, j| if j < self.cols { self.get(i, j) } else { other.get(i, j - self.cols) })
+        Matrix::from_fn(self.rows, c, |i, j| {
+            if j < self.cols {
+                self.get(i, j)
+            } else {
+                other.get(i, j - self.cols)
+            }
+        })
     }
     pub fn transpose(&self) -> Self {
         Matrix::from_fn(self.cols, self.rows, |i, j| self.get(j, i))

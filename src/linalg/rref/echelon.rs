@@ -127,7 +127,11 @@ pub fn tolerance_for<F: Field>(f: &F, a: &Matrix<F::Elem>, tol: Tolerance) -> f6
 
 /// Brings `a` to reduced row echelon form in place (row echelon form with unit pivots
 /// when `!opt.reduce_above`), rows reordered: pivot rows first, zero rows last.
-pub fn echelonize<F: Field>(f: &F, a: &mut Matrix<F::Elem>, opt: &EchelonOptions) -> Echelon<F::Elem> {
+pub fn echelonize<F: Field>(
+    f: &F,
+    a: &mut Matrix<F::Elem>,
+    opt: &EchelonOptions,
+) -> Echelon<F::Elem> {
     let (m, n) = (a.rows, a.cols);
     let lim = opt.pivot_limit.min(n);
     let tol = tolerance_for(f, a, opt.tolerance);
@@ -191,7 +195,13 @@ pub fn echelonize<F: Field>(f: &F, a: &mut Matrix<F::Elem>, opt: &EchelonOptions
                 for i in 0..k {
                     let x = panel[i * w + (c - c0)];
                     if !f.is_zero(x) {
-                        f.row_update(&mut panel[i * w..(i + 1) * w], &[x], &newrow, w, &mut scratch);
+                        f.row_update(
+                            &mut panel[i * w..(i + 1) * w],
+                            &[x],
+                            &newrow,
+                            w,
+                            &mut scratch,
+                        );
                         panel[i * w + (c - c0)] = zero;
                     }
                 }
@@ -211,7 +221,8 @@ pub fn echelonize<F: Field>(f: &F, a: &mut Matrix<F::Elem>, opt: &EchelonOptions
         if k > 0 {
             let reduce_above = opt.reduce_above;
             let work = (m * k * w) as f64;
-            let update = |scratch: &mut (F::Scratch, Vec<F::Elem>), (r, row): (usize, &mut [F::Elem])| {
+            let update = |scratch: &mut (F::Scratch, Vec<F::Elem>),
+                          (r, row): (usize, &mut [F::Elem])| {
                 let st = state[r];
                 if st == 2 || (st == 1 && !reduce_above) {
                     return;
@@ -234,7 +245,10 @@ pub fn echelonize<F: Field>(f: &F, a: &mut Matrix<F::Elem>, opt: &EchelonOptions
                     }
                 }
             };
-            if opt.parallelism == Parallelism::Rayon && work > 2.0e6 && rayon::current_num_threads() > 1 {
+            if opt.parallelism == Parallelism::Rayon
+                && work > 2.0e6
+                && rayon::current_num_threads() > 1
+            {
                 a.data
                     .par_chunks_mut(n)
                     .enumerate()
@@ -270,5 +284,12 @@ pub fn echelonize<F: Field>(f: &F, a: &mut Matrix<F::Elem>, opt: &EchelonOptions
     }
     a.data = out;
     let rank = pivots.len();
-    Echelon { perm_sign: perm_sign(&row_perm), pivots, rank, row_perm, pivot_values, tolerance: tol }
+    Echelon {
+        perm_sign: perm_sign(&row_perm),
+        pivots,
+        rank,
+        row_perm,
+        pivot_values,
+        tolerance: tol,
+    }
 }

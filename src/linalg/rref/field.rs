@@ -145,14 +145,18 @@ impl Zp32 {
     /// Z/p; `p` must be a prime below 2^31.
     pub fn new(p: u32) -> Result<Self, String> {
         if p >= 1 << 31 {
-            return Err(format!("prime {p} too large for 32-bit words (need p < 2^31)"));
+            return Err(format!(
+                "prime {p} too large for 32-bit words (need p < 2^31)"
+            ));
         }
         if !is_prime_u64(p as u64) {
             return Err(format!("{p} is not a prime"));
         }
         let p2 = p as u64 * p as u64;
         // t·p² ≤ 2^63 (so 2M fits in u64) and t·p ≤ 2^32 (so M ≤ p·2^32, REDC's input bound).
-        let t = ((1u64 << 63) / p2).min((1u64 << 32) / p as u64).clamp(1, 64);
+        let t = ((1u64 << 63) / p2)
+            .min((1u64 << 32) / p as u64)
+            .clamp(1, 64);
         // p^{-1} mod 2^32 by Newton iteration (p odd); p = 2 is handled without REDC.
         let mut inv: u32 = 1;
         if p % 2 == 1 {
@@ -218,7 +222,14 @@ fn acc_finish(target: &mut [u32], acc: &[u64], p: u32, pneg_inv: u32) {
 }
 
 #[inline(always)]
-fn zp32_update_body(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], stride: usize, acc: &mut Vec<u64>) {
+fn zp32_update_body(
+    f: &Zp32,
+    target: &mut [u32],
+    mults: &[u32],
+    panel: &[u32],
+    stride: usize,
+    acc: &mut Vec<u64>,
+) {
     let w = target.len();
     acc.clear();
     acc.resize(w, 0);
@@ -246,7 +257,13 @@ fn zp32_update_body(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], 
                         acc_pseudo_normalize(acc, f.big_m);
                         since = 0;
                     }
-                    acc_axpy2(acc, s0, &panel[i0 * stride..i0 * stride + w], s, &panel[i * stride..i * stride + w]);
+                    acc_axpy2(
+                        acc,
+                        s0,
+                        &panel[i0 * stride..i0 * stride + w],
+                        s,
+                        &panel[i * stride..i * stride + w],
+                    );
                     flush(acc, &mut since, 2);
                 }
             }
@@ -268,13 +285,27 @@ fn zp32_update_body(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
-fn zp32_update_avx512(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], stride: usize, acc: &mut Vec<u64>) {
+fn zp32_update_avx512(
+    f: &Zp32,
+    target: &mut [u32],
+    mults: &[u32],
+    panel: &[u32],
+    stride: usize,
+    acc: &mut Vec<u64>,
+) {
     zp32_update_body(f, target, mults, panel, stride, acc)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn zp32_update_avx2(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], stride: usize, acc: &mut Vec<u64>) {
+fn zp32_update_avx2(
+    f: &Zp32,
+    target: &mut [u32],
+    mults: &[u32],
+    panel: &[u32],
+    stride: usize,
+    acc: &mut Vec<u64>,
+) {
     zp32_update_body(f, target, mults, panel, stride, acc)
 }
 
@@ -342,7 +373,14 @@ impl Field for Zp32 {
         v.rem_euclid(self.p as i64) as u32
     }
 
-    fn row_update(&self, target: &mut [u32], mults: &[u32], panel: &[u32], stride: usize, acc: &mut Vec<u64>) {
+    fn row_update(
+        &self,
+        target: &mut [u32],
+        mults: &[u32],
+        panel: &[u32],
+        stride: usize,
+        acc: &mut Vec<u64>,
+    ) {
         if self.p == 2 {
             // REDC needs an odd modulus; over GF(2) the update is an XOR.
             let w = target.len();
@@ -359,8 +397,12 @@ impl Field for Zp32 {
         {
             match simd_level() {
                 // SAFETY: the required target features were detected at run time.
-                "avx512" => return unsafe { zp32_update_avx512(self, target, mults, panel, stride, acc) },
-                "avx2" => return unsafe { zp32_update_avx2(self, target, mults, panel, stride, acc) },
+                "avx512" => {
+                    return unsafe { zp32_update_avx512(self, target, mults, panel, stride, acc) }
+                }
+                "avx2" => {
+                    return unsafe { zp32_update_avx2(self, target, mults, panel, stride, acc) }
+                }
                 _ => {}
             }
         }
@@ -384,7 +426,9 @@ impl Zp64 {
     /// Z/p; `p` must be a prime below 2^63.
     pub fn new(p: u64) -> Result<Self, String> {
         if p >= 1 << 63 {
-            return Err(format!("prime {p} too large for 64-bit words (need p < 2^63)"));
+            return Err(format!(
+                "prime {p} too large for 64-bit words (need p < 2^63)"
+            ));
         }
         if !is_prime_u64(p) {
             return Err(format!("{p} is not a prime"));
@@ -442,7 +486,14 @@ impl Field for Zp64 {
         (v as i128).rem_euclid(self.p as i128) as u64
     }
 
-    fn row_update(&self, target: &mut [u64], mults: &[u64], panel: &[u64], stride: usize, _: &mut ()) {
+    fn row_update(
+        &self,
+        target: &mut [u64],
+        mults: &[u64],
+        panel: &[u64],
+        stride: usize,
+        _: &mut (),
+    ) {
         let p = self.p;
         let w = target.len();
         for (i, &m) in mults.iter().enumerate() {
@@ -503,7 +554,14 @@ impl Field for F64 {
     fn from_i64(&self, v: i64) -> f64 {
         v as f64
     }
-    fn row_update(&self, target: &mut [f64], mults: &[f64], panel: &[f64], stride: usize, _: &mut ()) {
+    fn row_update(
+        &self,
+        target: &mut [f64],
+        mults: &[f64],
+        panel: &[f64],
+        stride: usize,
+        _: &mut (),
+    ) {
         let w = target.len();
         for (i, &m) in mults.iter().enumerate() {
             if m == 0.0 {
@@ -551,7 +609,14 @@ impl Field for C64 {
     fn from_i64(&self, v: i64) -> Complex64 {
         Complex64::new(v as f64, 0.0)
     }
-    fn row_update(&self, target: &mut [Complex64], mults: &[Complex64], panel: &[Complex64], stride: usize, _: &mut ()) {
+    fn row_update(
+        &self,
+        target: &mut [Complex64],
+        mults: &[Complex64],
+        panel: &[Complex64],
+        stride: usize,
+        _: &mut (),
+    ) {
         let w = target.len();
         for (i, &m) in mults.iter().enumerate() {
             if self.is_zero(m) {

@@ -77,61 +77,134 @@ fn is_int_text(s: &str) -> bool {
 /// Parses Matrix Market text; `file` names the source in errors.
 pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
-    let (_, header) = lines.next().ok_or_else(|| InputError::new(file, "empty file (expected a %%MatrixMarket header)"))?;
+    let (_, header) = lines
+        .next()
+        .ok_or_else(|| InputError::new(file, "empty file (expected a %%MatrixMarket header)"))?;
     let h = tokens(header);
     if h.is_empty() || !h[0].1.eq_ignore_ascii_case("%%MatrixMarket") {
         return Err(err(file, 1, 1, "missing '%%MatrixMarket' header"));
     }
     if h.len() != 5 {
-        return Err(err(file, 1, 1, "header must read '%%MatrixMarket matrix <array|coordinate> <field> <symmetry>'"));
+        return Err(err(
+            file,
+            1,
+            1,
+            "header must read '%%MatrixMarket matrix <array|coordinate> <field> <symmetry>'",
+        ));
     }
     let low = |k: usize| h[k].1.to_ascii_lowercase();
     if low(1) != "matrix" {
-        return Err(err(file, 1, h[1].0, format!("unsupported object '{}' (only 'matrix')", h[1].1)));
+        return Err(err(
+            file,
+            1,
+            h[1].0,
+            format!("unsupported object '{}' (only 'matrix')", h[1].1),
+        ));
     }
     let coordinate = match low(2).as_str() {
         "coordinate" => true,
         "array" => false,
-        _ => return Err(err(file, 1, h[2].0, format!("unknown format '{}' (array or coordinate)", h[2].1))),
+        _ => {
+            return Err(err(
+                file,
+                1,
+                h[2].0,
+                format!("unknown format '{}' (array or coordinate)", h[2].1),
+            ))
+        }
     };
     let field = match low(3).as_str() {
         "integer" => MtxField::Integer,
         "real" | "double" => MtxField::Real,
         "complex" => MtxField::Complex,
         "pattern" => MtxField::Pattern,
-        _ => return Err(err(file, 1, h[3].0, format!("unknown field '{}' (integer, real, complex, pattern)", h[3].1))),
+        _ => {
+            return Err(err(
+                file,
+                1,
+                h[3].0,
+                format!(
+                    "unknown field '{}' (integer, real, complex, pattern)",
+                    h[3].1
+                ),
+            ))
+        }
     };
     let sym = match low(4).as_str() {
         "general" => Symmetry::General,
         "symmetric" => Symmetry::Symmetric,
         "skew-symmetric" => Symmetry::Skew,
         "hermitian" => Symmetry::Hermitian,
-        _ => return Err(err(file, 1, h[4].0, format!("unknown symmetry '{}'", h[4].1))),
+        _ => {
+            return Err(err(
+                file,
+                1,
+                h[4].0,
+                format!("unknown symmetry '{}'", h[4].1),
+            ))
+        }
     };
     if field == MtxField::Pattern && !coordinate {
-        return Err(err(file, 1, h[3].0, "'pattern' is only allowed with 'coordinate'"));
+        return Err(err(
+            file,
+            1,
+            h[3].0,
+            "'pattern' is only allowed with 'coordinate'",
+        ));
     }
     if sym == Symmetry::Hermitian && field != MtxField::Complex {
-        return Err(err(file, 1, h[4].0, "'hermitian' needs the 'complex' field"));
+        return Err(err(
+            file,
+            1,
+            h[4].0,
+            "'hermitian' needs the 'complex' field",
+        ));
     }
     let mut data = lines.filter(|(_, l)| {
         let t = l.trim_start();
         !t.is_empty() && !t.starts_with('%')
     });
-    let (sl, size_line) = data.next().ok_or_else(|| err(file, 1, 1, "missing size line"))?;
+    let (sl, size_line) = data
+        .next()
+        .ok_or_else(|| err(file, 1, 1, "missing size line"))?;
     let st = tokens(size_line);
     let want = if coordinate { 3 } else { 2 };
     if st.len() != want {
-        return Err(err(file, sl, 1, format!("size line needs {want} integers ({})", if coordinate { "rows cols entries" } else { "rows cols" })));
+        return Err(err(
+            file,
+            sl,
+            1,
+            format!(
+                "size line needs {want} integers ({})",
+                if coordinate {
+                    "rows cols entries"
+                } else {
+                    "rows cols"
+                }
+            ),
+        ));
     }
-    let num = |(c, s): (usize, &str)| s.parse::<usize>().map_err(|_| err(file, sl, c, format!("'{s}' is not a non-negative integer")));
+    let num = |(c, s): (usize, &str)| {
+        s.parse::<usize>()
+            .map_err(|_| err(file, sl, c, format!("'{s}' is not a non-negative integer")))
+    };
     let rows = num(st[0])?;
     let cols = num(st[1])?;
     if sym != Symmetry::General && rows != cols {
-        return Err(err(file, sl, 1, "a symmetric / skew-symmetric / hermitian matrix must be square"));
+        return Err(err(
+            file,
+            sl,
+            1,
+            "a symmetric / skew-symmetric / hermitian matrix must be square",
+        ));
     }
     if rows.checked_mul(cols).is_none_or(|x| x > (1usize << 34)) {
-        return Err(err(file, sl, 1, format!("matrix {rows} × {cols} too large for the dense engine")));
+        return Err(err(
+            file,
+            sl,
+            1,
+            format!("matrix {rows} × {cols} too large for the dense engine"),
+        ));
     }
     let nvals = match field {
         MtxField::Complex => 2,
@@ -149,7 +222,12 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
             MtxField::Integer => {
                 let (c, s) = toks[0];
                 if !is_int_text(s) {
-                    return Err(err(file, ln, c, format!("'{s}' is not an integer (header says 'integer')")));
+                    return Err(err(
+                        file,
+                        ln,
+                        c,
+                        format!("'{s}' is not an integer (header says 'integer')"),
+                    ));
                 }
                 MtxValue::Int(s.to_string())
             }
@@ -174,7 +252,18 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
     let mut push = |i: usize, j: usize, v: MtxValue, ln: usize| -> Result<(), InputError> {
         if sym != Symmetry::General {
             if i < j {
-                return Err(err(file, ln, 1, format!("entry ({}, {}) above the diagonal in a {:?} file", i + 1, j + 1, sym).to_lowercase()));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!(
+                        "entry ({}, {}) above the diagonal in a {:?} file",
+                        i + 1,
+                        j + 1,
+                        sym
+                    )
+                    .to_lowercase(),
+                ));
             }
             if i == j && sym == Symmetry::Skew {
                 return Err(err(file, ln, 1, "diagonal entry in a skew-symmetric file"));
@@ -192,13 +281,28 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
         for (ln, line) in data {
             let t = tokens(line);
             if t.len() != 2 + nvals {
-                return Err(err(file, ln, 1, format!("expected {} fields (row col{}), found {}", 2 + nvals, [""," value"," re im"][nvals], t.len())));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!(
+                        "expected {} fields (row col{}), found {}",
+                        2 + nvals,
+                        ["", " value", " re im"][nvals],
+                        t.len()
+                    ),
+                ));
             }
             let idx = |k: usize, bound: usize, what: &str| -> Result<usize, InputError> {
                 let (c, s) = t[k];
                 match s.parse::<usize>() {
                     Ok(v) if v >= 1 && v <= bound => Ok(v - 1),
-                    _ => Err(err(file, ln, c, format!("{what} index '{s}' out of range 1..={bound}"))),
+                    _ => Err(err(
+                        file,
+                        ln,
+                        c,
+                        format!("{what} index '{s}' out of range 1..={bound}"),
+                    )),
                 }
             };
             let i = idx(0, rows, "row")?;
@@ -207,11 +311,19 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
             push(i, j, v, ln)?;
             count += 1;
             if count > nnz {
-                return Err(err(file, ln, 1, format!("more entries than the {nnz} declared")));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!("more entries than the {nnz} declared"),
+                ));
             }
         }
         if count < nnz {
-            return Err(InputError::new(file, format!("{count} entries found, {nnz} declared")));
+            return Err(InputError::new(
+                file,
+                format!("{count} entries found, {nnz} declared"),
+            ));
         }
     } else {
         // Column-major; symmetric kinds store the lower triangle (skew: strictly lower).
@@ -230,10 +342,23 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
         for (ln, line) in data {
             let t = tokens(line);
             if t.len() != nvals {
-                return Err(err(file, ln, 1, format!("expected {nvals} value field(s) per line, found {}", t.len())));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!(
+                        "expected {nvals} value field(s) per line, found {}",
+                        t.len()
+                    ),
+                ));
             }
             if k >= positions.len() {
-                return Err(err(file, ln, 1, format!("more values than the {} expected", positions.len())));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!("more values than the {} expected", positions.len()),
+                ));
             }
             let v = parse_val(ln, &t)?;
             let (i, j) = positions[k];
@@ -241,16 +366,26 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
             k += 1;
         }
         if k < positions.len() {
-            return Err(InputError::new(file, format!("{k} values found, {} expected", positions.len())));
+            return Err(InputError::new(
+                file,
+                format!("{k} values found, {} expected", positions.len()),
+            ));
         }
     }
-    Ok(MtxData { file: file.to_string(), field, rows, cols, entries })
+    Ok(MtxData {
+        file: file.to_string(),
+        field,
+        rows,
+        cols,
+        entries,
+    })
 }
 
 /// Reads and parses a Matrix Market file.
 pub fn read(path: &std::path::Path) -> crate::Result<MtxData> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| crate::Error::io(format!("reading {name}"), e))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| crate::Error::io(format!("reading {name}"), e))?;
     Ok(parse(&text, &name)?)
 }
 
@@ -276,7 +411,14 @@ impl MtxData {
     fn need_integer(&self) -> Result<(), InputError> {
         match self.field {
             MtxField::Integer | MtxField::Pattern => Ok(()),
-            _ => Err(InputError::new(&self.file, format!("--prime needs an integer (or pattern) matrix; this file is {:?}", self.field).to_lowercase())),
+            _ => Err(InputError::new(
+                &self.file,
+                format!(
+                    "--prime needs an integer (or pattern) matrix; this file is {:?}",
+                    self.field
+                )
+                .to_lowercase(),
+            )),
         }
     }
     fn fill<E: Copy>(&self, zero: E, conv: impl Fn(&MtxValue) -> E) -> Matrix<E> {
@@ -307,7 +449,10 @@ impl MtxData {
     /// Real matrix (integers converted to the nearest f64); complex input is an error.
     pub fn to_f64(&self) -> Result<Matrix<f64>, InputError> {
         if self.field == MtxField::Complex {
-            return Err(InputError::new(&self.file, "complex matrix cannot be read as real"));
+            return Err(InputError::new(
+                &self.file,
+                "complex matrix cannot be read as real",
+            ));
         }
         Ok(self.fill(0.0, |v| match v {
             MtxValue::Int(s) => s.parse::<f64>().unwrap_or(f64::NAN),

@@ -12,20 +12,30 @@ pub enum Solution<E> {
     Unique(Matrix<E>),
     /// All solutions are `particular + N·Y` for the null basis `N` (n × d, columns),
     /// any `Y` (d × k).
-    Affine { particular: Matrix<E>, null_basis: Matrix<E> },
+    Affine {
+        particular: Matrix<E>,
+        null_basis: Matrix<E>,
+    },
     /// No solution.
     Inconsistent,
 }
 
 /// The RREF of `a` (a copy) and its echelon data.
-pub fn rref<F: Field>(f: &F, a: &Matrix<F::Elem>, opt: &EchelonOptions) -> (Matrix<F::Elem>, Echelon<F::Elem>) {
+pub fn rref<F: Field>(
+    f: &F,
+    a: &Matrix<F::Elem>,
+    opt: &EchelonOptions,
+) -> (Matrix<F::Elem>, Echelon<F::Elem>) {
     let mut r = a.clone();
     let e = echelonize(f, &mut r, opt);
     (r, e)
 }
 
 fn ref_opts(opt: &EchelonOptions) -> EchelonOptions {
-    EchelonOptions { reduce_above: false, ..*opt }
+    EchelonOptions {
+        reduce_above: false,
+        ..*opt
+    }
 }
 
 /// Rank of `a` (numerical rank under the tolerance for floats).
@@ -51,12 +61,25 @@ pub fn det<F: Field>(f: &F, a: &Matrix<F::Elem>, opt: &EchelonOptions) -> F::Ele
 
 /// Inverse of a square `a` by Gauss–Jordan on `[A | I]`; `None` when singular (rank
 /// below n, under the tolerance for floats).
-pub fn inverse<F: Field>(f: &F, a: &Matrix<F::Elem>, opt: &EchelonOptions) -> Option<Matrix<F::Elem>> {
+pub fn inverse<F: Field>(
+    f: &F,
+    a: &Matrix<F::Elem>,
+    opt: &EchelonOptions,
+) -> Option<Matrix<F::Elem>> {
     assert_eq!(a.rows, a.cols, "inverse: matrix is not square");
     let n = a.rows;
     let tolerance = Tolerance::Absolute(super::echelon::tolerance_for(f, a, opt.tolerance));
     let mut aug = a.hcat(&Matrix::identity(f, n));
-    let e = echelonize(f, &mut aug, &EchelonOptions { pivot_limit: n, reduce_above: true, tolerance, ..*opt });
+    let e = echelonize(
+        f,
+        &mut aug,
+        &EchelonOptions {
+            pivot_limit: n,
+            reduce_above: true,
+            tolerance,
+            ..*opt
+        },
+    );
     if e.rank < n {
         return None;
     }
@@ -65,7 +88,12 @@ pub fn inverse<F: Field>(f: &F, a: &Matrix<F::Elem>, opt: &EchelonOptions) -> Op
 
 /// Null-space basis from an RREF `r` (rank rows first) with pivots `pivots`: one column
 /// per free column `f`, with 1 at `f` and `−r[k, f]` at pivot column `pivots[k]`.
-fn null_from_rref<F: Field>(f: &F, r: &Matrix<F::Elem>, pivots: &[usize], ncols: usize) -> Matrix<F::Elem> {
+fn null_from_rref<F: Field>(
+    f: &F,
+    r: &Matrix<F::Elem>,
+    pivots: &[usize],
+    ncols: usize,
+) -> Matrix<F::Elem> {
     let mut is_piv = vec![false; ncols];
     for &p in pivots {
         is_piv[p] = true;
@@ -83,14 +111,26 @@ fn null_from_rref<F: Field>(f: &F, r: &Matrix<F::Elem>, pivots: &[usize], ncols:
 
 /// A basis of `{x : A x = 0}` as the columns of an `n × (n − rank)` matrix.
 pub fn null_space<F: Field>(f: &F, a: &Matrix<F::Elem>, opt: &EchelonOptions) -> Matrix<F::Elem> {
-    let (r, e) = rref(f, a, &EchelonOptions { reduce_above: true, ..*opt });
+    let (r, e) = rref(
+        f,
+        a,
+        &EchelonOptions {
+            reduce_above: true,
+            ..*opt
+        },
+    );
     null_from_rref(f, &r, &e.pivots, a.cols)
 }
 
 /// Solves `A X = B` by reducing `[A | B]` with pivots limited to A's columns. A row of
 /// the result that is zero on A and non-zero on B (above the tolerance for floats) makes
 /// the system inconsistent.
-pub fn solve<F: Field>(f: &F, a: &Matrix<F::Elem>, b: &Matrix<F::Elem>, opt: &EchelonOptions) -> Solution<F::Elem> {
+pub fn solve<F: Field>(
+    f: &F,
+    a: &Matrix<F::Elem>,
+    b: &Matrix<F::Elem>,
+    opt: &EchelonOptions,
+) -> Solution<F::Elem> {
     assert_eq!(a.rows, b.rows, "solve: A and B have different row counts");
     let n = a.cols;
     let k = b.cols;
@@ -99,7 +139,12 @@ pub fn solve<F: Field>(f: &F, a: &Matrix<F::Elem>, b: &Matrix<F::Elem>, opt: &Ec
     let e = echelonize(
         f,
         &mut aug,
-        &EchelonOptions { pivot_limit: n, reduce_above: true, tolerance: Tolerance::Absolute(tol), ..*opt },
+        &EchelonOptions {
+            pivot_limit: n,
+            reduce_above: true,
+            tolerance: Tolerance::Absolute(tol),
+            ..*opt
+        },
     );
     for i in e.rank..a.rows {
         for j in n..n + k {
@@ -119,7 +164,10 @@ pub fn solve<F: Field>(f: &F, a: &Matrix<F::Elem>, b: &Matrix<F::Elem>, opt: &Ec
         Solution::Unique(x)
     } else {
         let null_basis = null_from_rref(f, &aug.block(0, a.rows, 0, n), &e.pivots, n);
-        Solution::Affine { particular: x, null_basis }
+        Solution::Affine {
+            particular: x,
+            null_basis,
+        }
     }
 }
 
@@ -130,6 +178,13 @@ pub fn rank_factorization<F: Field>(
     a: &Matrix<F::Elem>,
     opt: &EchelonOptions,
 ) -> (Matrix<F::Elem>, Matrix<F::Elem>) {
-    let (r, e) = rref(f, a, &EchelonOptions { reduce_above: true, ..*opt });
+    let (r, e) = rref(
+        f,
+        a,
+        &EchelonOptions {
+            reduce_above: true,
+            ..*opt
+        },
+    );
     (a.select_cols(&e.pivots), r.block(0, e.rank, 0, a.cols))
 }
