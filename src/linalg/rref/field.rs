@@ -177,30 +177,18 @@ impl Zp32 {
     }
 }
 
-/// One accumulation pass: `acc[j] += f · row[j]`.
+/// One fused pass over the accumulator: `acc[j] ← min(v, v − M)`,
+/// `v = acc[j] + Σ_k f_k · rows_k[j]` for `G ≤ t` products (so `v < 2M`).
 #[inline(always)]
-fn acc_axpy(acc: &mut [u64], f: u32, row: &[u32]) {
-    let f = f as u64;
-    for (a, &x) in acc.iter_mut().zip(row) {
-        *a += f * x as u64;
-    }
-}
-
-/// Two fused accumulation passes.
-#[inline(always)]
-fn acc_axpy2(acc: &mut [u64], f0: u32, r0: &[u32], f1: u32, r1: &[u32]) {
-    let (f0, f1) = (f0 as u64, f1 as u64);
+fn acc_pass<const G: usize>(acc: &mut [u64], f: [u64; G], rows: [&[u32]; G], m: u64) {
     let n = acc.len();
-    let (r0, r1) = (&r0[..n], &r1[..n]);
+    let rows: [&[u32]; G] = rows.map(|r| &r[..n]);
     for j in 0..n {
-        acc[j] += f0 * r0[j] as u64 + f1 * r1[j] as u64;
-    }
-}
-
-#[inline(always)]
-fn acc_pseudo_normalize(acc: &mut [u64], m: u64) {
-    for a in acc.iter_mut() {
-        *a = (*a).min(a.wrapping_sub(m));
+        let mut v = acc[j];
+        for k in 0..G {
+            v += f[k] * rows[k][j] as u64;
+        }
+        acc[j] = v.min(v.wrapping_sub(m));
     }
 }
 
@@ -222,64 +210,41 @@ fn acc_finish(target: &mut [u32], acc: &[u64], p: u32, pneg_inv: u32) {
 }
 
 #[inline(always)]
-fn zp32_update_body(
-    f: &Zp32,
-    target: &mut [u32],
-    mults: &[u32],
-    panel: &[u32],
-    stride: usize,
-    acc: &mut Vec<u64>,
-) {
+fn zp32_update_body(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], stride: usize, acc: &mut Vec<u64>) {
     let w = target.len();
     acc.clear();
     acc.resize(w, 0);
-    // Scaled negated multipliers: (p − m)·R mod p, so that REDC(Σ) = −Σ m_i P_i.
+    // Scaled negated multipliers (p − m)·R mod p, so that REDC(Σ) ≡ −Σ m_i P_i.
     let p = f.p as u64;
-    let mut since = 0usize;
-    let mut pending: Option<(u32, usize)> = None;
-    let flush = |acc: &mut [u64], since: &mut usize, k: usize| {
-        *since += k;
-        if *since >= f.t {
-            acc_pseudo_normalize(acc, f.big_m);
-            *since = 0;
-        }
-    };
-    for (i, &m) in mults.iter().enumerate() {
-        if m == 0 {
+    let row = |i: usize| &panel[i * stride..i * stride + w];
+    let mut nz = mults.iter().enumerate().filter(|(_, &m)| m != 0).map(|(i, &m)| (((p - m as u64) * f.r_mod) % p, i));
+    // Products per fused pass: G ≤ t keeps the pass below 2M before its min.
+    let g = f.t.min(4);
+    loop {
+        let Some((s0, i0)) = nz.next() else { break };
+        if g < 2 {
+            acc_pass::<1>(acc, [s0], [row(i0)], f.big_m);
             continue;
         }
-        let s = (((p - m as u64) * f.r_mod) % p) as u32;
-        if f.t >= 2 {
-            match pending.take() {
-                None => pending = Some((s, i)),
-                Some((s0, i0)) => {
-                    if f.t - since < 2 {
-                        acc_pseudo_normalize(acc, f.big_m);
-                        since = 0;
-                    }
-                    acc_axpy2(
-                        acc,
-                        s0,
-                        &panel[i0 * stride..i0 * stride + w],
-                        s,
-                        &panel[i * stride..i * stride + w],
-                    );
-                    flush(acc, &mut since, 2);
-                }
-            }
-        } else {
-            acc_axpy(acc, s, &panel[i * stride..i * stride + w]);
-            flush(acc, &mut since, 1);
+        let Some((s1, i1)) = nz.next() else {
+            acc_pass::<1>(acc, [s0], [row(i0)], f.big_m);
+            break;
+        };
+        if g < 4 {
+            acc_pass::<2>(acc, [s0, s1], [row(i0), row(i1)], f.big_m);
+            continue;
         }
+        let Some((s2, i2)) = nz.next() else {
+            acc_pass::<2>(acc, [s0, s1], [row(i0), row(i1)], f.big_m);
+            break;
+        };
+        let Some((s3, i3)) = nz.next() else {
+            acc_pass::<3>(acc, [s0, s1, s2], [row(i0), row(i1), row(i2)], f.big_m);
+            break;
+        };
+        acc_pass::<4>(acc, [s0, s1, s2, s3], [row(i0), row(i1), row(i2), row(i3)], f.big_m);
     }
-    if let Some((s0, i0)) = pending {
-        acc_axpy(acc, s0, &panel[i0 * stride..i0 * stride + w]);
-        flush(acc, &mut since, 1);
-    }
-    // acc < 2M here at most if since > 0; bring below M for REDC's bound.
-    if since > 0 {
-        acc_pseudo_normalize(acc, f.big_m);
-    }
+    // acc < M ≤ p·2^32 here: REDC's input bound.
     acc_finish(target, acc, f.p, f.pneg_inv);
 }
 
