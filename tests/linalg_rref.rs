@@ -884,3 +884,35 @@ fn bench_table() {
         rref::bench::run(n, 2147483647).unwrap();
     }
 }
+
+/// Rows scaled by 10^{±150}: row scaling keeps the rank and the RREF; det is corrected.
+#[test]
+fn f64_badly_scaled_rows() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for _ in 0..20 {
+        let (m, n, r) = shape(&mut rng, 10);
+        let a = random_int_matrix(&mut rng, m, n, r, 6);
+        let (q, qp) = ref_rref_q(&a);
+        let scales: Vec<f64> = (0..m)
+            .map(|_| 10f64.powi(rng.random_range(-150..=150)))
+            .collect();
+        let am = Matrix::from_fn(m, n, |i, j| a[i][j] as f64 * scales[i]);
+        let mut x = am.clone();
+        let e = echelonize(&F64, &mut x, &EchelonOptions::default());
+        assert_eq!(e.pivots, qp);
+        for i in 0..m {
+            for j in 0..n {
+                let want = q[i][j].to_f64().unwrap();
+                assert!((x.get(i, j) - want).abs() <= 1e-9 * (1.0 + want.abs()) * 1e3);
+            }
+        }
+        if m == n {
+            let d = det(&F64, &am, &EchelonOptions::default());
+            let want = bareiss_det(&a).to_f64().unwrap() * scales.iter().product::<f64>();
+            assert!(
+                (d - want).abs() <= 1e-9 * want.abs().max(f64::MIN_POSITIVE),
+                "det {d} vs {want}"
+            );
+        }
+    }
+}

@@ -36,7 +36,8 @@ pub enum Parallelism {
 /// The zero tolerance for floats (ignored over Z/p).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Tolerance {
-    /// `tol = max(m, n) · ε · ‖A‖_∞` (ε = 2^-52, ‖A‖_∞ the largest absolute row sum).
+    /// `tol = max(m, n) · ε · ‖A‖_∞` (ε = 2^-52, ‖A‖_∞ the largest absolute row sum),
+    /// evaluated after the optional row scaling (then ‖A‖_∞ ≤ n).
     Auto,
     /// A fixed absolute tolerance.
     Absolute(f64),
@@ -55,6 +56,11 @@ pub struct EchelonOptions {
     pub parallelism: Parallelism,
     /// Pivots per panel.
     pub block: usize,
+    /// Floats only: first scale every row by `1/max_{j<pivot_limit} |a_ij|` (Linac's row
+    /// rescaling; rows zero there are left alone), so
+    /// that partial pivoting and the tolerance see rows of comparable size. Row scaling
+    /// does not change the RREF; the determinant is corrected by `Echelon::det_scale`.
+    pub row_scaling: bool,
 }
 
 impl Default for EchelonOptions {
@@ -65,6 +71,7 @@ impl Default for EchelonOptions {
             tolerance: Tolerance::Auto,
             parallelism: Parallelism::Rayon,
             block: 64,
+            row_scaling: true,
         }
     }
 }
@@ -85,6 +92,9 @@ pub struct Echelon<E> {
     pub perm_sign: i8,
     /// The zero tolerance used (0 over Z/p).
     pub tolerance: f64,
+    /// `Π_i s_i^{-1}` for the row scales `s_i` applied first (one without row scaling):
+    /// `det A = det_scale · sign · Π d_k`.
+    pub det_scale: E,
 }
 
 /// Sign of a permutation by cycle counting.
@@ -109,8 +119,9 @@ fn perm_sign(perm: &[usize]) -> i8 {
     sign
 }
 
-/// The float tolerance for `a` under `tol`.
-pub fn tolerance_for<F: Field>(f: &F, a: &Matrix<F::Elem>, tol: Tolerance) -> f64 {
+/// The float tolerance for `a` under `tol`, the norm taken over the columns `< lim`
+/// (where pivots are searched).
+pub fn tolerance_for<F: Field>(f: &F, a: &Matrix<F::Elem>, tol: Tolerance, lim: usize) -> f64 {
     if F::EXACT {
         return 0.0;
     }
@@ -118,9 +129,14 @@ pub fn tolerance_for<F: Field>(f: &F, a: &Matrix<F::Elem>, tol: Tolerance) -> f6
         Tolerance::Absolute(t) => t,
         Tolerance::Auto => {
             let norm = (0..a.rows)
-                .map(|i| a.row(i).iter().map(|&x| f.magnitude(x)).sum::<f64>())
+                .map(|i| {
+                    a.row(i)[..lim.min(a.cols)]
+                        .iter()
+                        .map(|&x| f.magnitude(x))
+                        .sum::<f64>()
+                })
                 .fold(0.0, f64::max);
-            a.rows.max(a.cols) as f64 * f64::EPSILON * norm
+            a.rows.max(lim.min(a.cols)) as f64 * f64::EPSILON * norm
         }
     }
 }
@@ -134,7 +150,23 @@ pub fn echelonize<F: Field>(
 ) -> Echelon<F::Elem> {
     let (m, n) = (a.rows, a.cols);
     let lim = opt.pivot_limit.min(n);
-    let tol = tolerance_for(f, a, opt.tolerance);
+    let mut det_scale = f.one();
+    if !F::EXACT && opt.row_scaling {
+        for i in 0..m {
+            let row = &mut a.data[i * n..(i + 1) * n];
+            let mx = row[..lim]
+                .iter()
+                .fold(0.0f64, |acc, &x| acc.max(f.magnitude(x)));
+            if mx > 0.0 && mx.is_finite() {
+                let s = f.from_f64(1.0 / mx);
+                for x in row.iter_mut() {
+                    *x = f.mul(*x, s);
+                }
+                det_scale = f.mul(det_scale, f.from_f64(mx));
+            }
+        }
+    }
+    let tol = tolerance_for(f, a, opt.tolerance, lim);
     let b = opt.block.max(1);
     let zero = f.zero();
     // 0: candidate (not a pivot row yet), 1: pivot row of an earlier panel, 2: current panel.
@@ -291,5 +323,6 @@ pub fn echelonize<F: Field>(
         row_perm,
         pivot_values,
         tolerance: tol,
+        det_scale,
     }
 }

@@ -33,6 +33,11 @@ pub trait Field: Clone + Send + Sync {
     fn magnitude(&self, a: Self::Elem) -> f64;
     /// The image of an integer.
     fn from_i64(&self, v: i64) -> Self::Elem;
+    /// The real number `v` as an element (floats only; Z/p rounds to the nearest integer,
+    /// and the core never calls it for exact fields).
+    fn from_f64(&self, v: f64) -> Self::Elem {
+        self.from_i64(v.round() as i64)
+    }
 
     /// `target[j] ← target[j] − Σ_i mults[i] · panel[i·stride + j]` for
     /// `j < target.len() ≤ stride`.
@@ -210,14 +215,25 @@ fn acc_finish(target: &mut [u32], acc: &[u64], p: u32, pneg_inv: u32) {
 }
 
 #[inline(always)]
-fn zp32_update_body(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], stride: usize, acc: &mut Vec<u64>) {
+fn zp32_update_body(
+    f: &Zp32,
+    target: &mut [u32],
+    mults: &[u32],
+    panel: &[u32],
+    stride: usize,
+    acc: &mut Vec<u64>,
+) {
     let w = target.len();
     acc.clear();
     acc.resize(w, 0);
     // Scaled negated multipliers (p − m)·R mod p, so that REDC(Σ) ≡ −Σ m_i P_i.
     let p = f.p as u64;
     let row = |i: usize| &panel[i * stride..i * stride + w];
-    let mut nz = mults.iter().enumerate().filter(|(_, &m)| m != 0).map(|(i, &m)| (((p - m as u64) * f.r_mod) % p, i));
+    let mut nz = mults
+        .iter()
+        .enumerate()
+        .filter(|(_, &m)| m != 0)
+        .map(|(i, &m)| (((p - m as u64) * f.r_mod) % p, i));
     // Products per fused pass: G ≤ t keeps the pass below 2M before its min.
     let g = f.t.min(4);
     loop {
@@ -242,7 +258,12 @@ fn zp32_update_body(f: &Zp32, target: &mut [u32], mults: &[u32], panel: &[u32], 
             acc_pass::<3>(acc, [s0, s1, s2], [row(i0), row(i1), row(i2)], f.big_m);
             break;
         };
-        acc_pass::<4>(acc, [s0, s1, s2, s3], [row(i0), row(i1), row(i2), row(i3)], f.big_m);
+        acc_pass::<4>(
+            acc,
+            [s0, s1, s2, s3],
+            [row(i0), row(i1), row(i2), row(i3)],
+            f.big_m,
+        );
     }
     // acc < M ≤ p·2^32 here: REDC's input bound.
     acc_finish(target, acc, f.p, f.pneg_inv);
@@ -519,6 +540,9 @@ impl Field for F64 {
     fn from_i64(&self, v: i64) -> f64 {
         v as f64
     }
+    fn from_f64(&self, v: f64) -> f64 {
+        v
+    }
     fn row_update(
         &self,
         target: &mut [f64],
@@ -573,6 +597,9 @@ impl Field for C64 {
     }
     fn from_i64(&self, v: i64) -> Complex64 {
         Complex64::new(v as f64, 0.0)
+    }
+    fn from_f64(&self, v: f64) -> Complex64 {
+        Complex64::new(v, 0.0)
     }
     fn row_update(
         &self,

@@ -10,6 +10,9 @@ use crate::error::InputError;
 use num_complex::Complex64;
 use std::io::Write;
 
+/// Largest dense size accepted (rows · cols), 2^28 entries (2 GiB of f64).
+pub const MAX_ENTRIES: usize = 1 << 28;
+
 /// The value type declared in the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MtxField {
@@ -198,7 +201,7 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
             "a symmetric / skew-symmetric / hermitian matrix must be square",
         ));
     }
-    if rows.checked_mul(cols).is_none_or(|x| x > (1usize << 34)) {
+    if rows.checked_mul(cols).is_none_or(|x| x > MAX_ENTRIES) {
         return Err(err(
             file,
             sl,

@@ -2,7 +2,7 @@
 //! the one [`echelonize`] core.
 
 use super::dense::Matrix;
-use super::echelon::{echelonize, Echelon, EchelonOptions, Tolerance};
+use super::echelon::{echelonize, Echelon, EchelonOptions};
 use super::field::Field;
 
 /// Solutions of `A X = B`.
@@ -52,7 +52,10 @@ pub fn det<F: Field>(f: &F, a: &Matrix<F::Elem>, opt: &EchelonOptions) -> F::Ele
     if e.rank < a.rows {
         return f.zero();
     }
-    let mut d = e.pivot_values.iter().fold(f.one(), |acc, &x| f.mul(acc, x));
+    let mut d = e
+        .pivot_values
+        .iter()
+        .fold(e.det_scale, |acc, &x| f.mul(acc, x));
     if e.perm_sign < 0 {
         d = f.neg(d);
     }
@@ -68,7 +71,6 @@ pub fn inverse<F: Field>(
 ) -> Option<Matrix<F::Elem>> {
     assert_eq!(a.rows, a.cols, "inverse: matrix is not square");
     let n = a.rows;
-    let tolerance = Tolerance::Absolute(super::echelon::tolerance_for(f, a, opt.tolerance));
     let mut aug = a.hcat(&Matrix::identity(f, n));
     let e = echelonize(
         f,
@@ -76,7 +78,6 @@ pub fn inverse<F: Field>(
         &EchelonOptions {
             pivot_limit: n,
             reduce_above: true,
-            tolerance,
             ..*opt
         },
     );
@@ -123,8 +124,9 @@ pub fn null_space<F: Field>(f: &F, a: &Matrix<F::Elem>, opt: &EchelonOptions) ->
 }
 
 /// Solves `A X = B` by reducing `[A | B]` with pivots limited to A's columns. A row of
-/// the result that is zero on A and non-zero on B (above the tolerance for floats) makes
-/// the system inconsistent.
+/// the result that is zero on A and non-zero on B (for floats: above
+/// `tol_B = max(tol, max(m, n)·ε·max|B part after reduction|)`) makes the system
+/// inconsistent.
 pub fn solve<F: Field>(
     f: &F,
     a: &Matrix<F::Elem>,
@@ -134,7 +136,6 @@ pub fn solve<F: Field>(
     assert_eq!(a.rows, b.rows, "solve: A and B have different row counts");
     let n = a.cols;
     let k = b.cols;
-    let tol = super::echelon::tolerance_for(f, &a.hcat(b), opt.tolerance);
     let mut aug = a.hcat(b);
     let e = echelonize(
         f,
@@ -142,10 +143,15 @@ pub fn solve<F: Field>(
         &EchelonOptions {
             pivot_limit: n,
             reduce_above: true,
-            tolerance: Tolerance::Absolute(tol),
             ..*opt
         },
     );
+    // Floats: a B entry of a zero row counts when above
+    // tol_B = max(tol, max(m, n) · ε · max |B part of the reduced matrix|).
+    let bmax = (0..a.rows)
+        .flat_map(|i| (n..n + k).map(move |j| (i, j)))
+        .fold(0.0f64, |acc, (i, j)| acc.max(f.magnitude(aug.get(i, j))));
+    let tol = e.tolerance.max(a.rows.max(n) as f64 * f64::EPSILON * bmax);
     for i in e.rank..a.rows {
         for j in n..n + k {
             let x = aug.get(i, j);
