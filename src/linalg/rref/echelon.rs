@@ -253,21 +253,15 @@ pub fn echelonize<F: Field>(
         if k > 0 {
             let reduce_above = opt.reduce_above;
             let work = (m * k * w) as f64;
-            let update = |scratch: &mut (F::Scratch, Vec<F::Elem>),
-                          (r, row): (usize, &mut [F::Elem])| {
+            let is_target = |r: usize| {
                 let st = state[r];
-                if st == 2 || (st == 1 && !reduce_above) {
-                    return;
-                }
-                let (s, mults) = scratch;
-                mults.clear();
-                mults.extend(pcols.iter().map(|&pc| row[pc]));
-                if mults.iter().any(|&x| !f.is_zero(x)) {
-                    f.row_update(&mut row[c0..], mults, &panel, w, s);
-                }
-                if st == 0 {
-                    // Candidates are zero on the whole panel range (exactly over Z/p; for
-                    // floats this also clears the below-tolerance rest of free columns).
+                st == 0 || (st == 1 && reduce_above)
+            };
+            // Clears the panel columns after the update: candidates are zero on the whole
+            // panel range (exactly over Z/p; for floats this also clears the
+            // below-tolerance rest of free columns), earlier pivot rows on its pivots.
+            let clean = |r: usize, row: &mut [F::Elem]| {
+                if state[r] == 0 {
                     for x in &mut row[c0..c1] {
                         *x = zero;
                     }
@@ -277,18 +271,51 @@ pub fn echelonize<F: Field>(
                     }
                 }
             };
+            // Rows are updated in pairs (`row_update2` shares the panel loads).
+            let update = |scratch: &mut (F::Scratch, Vec<F::Elem>, Vec<F::Elem>),
+                          (pair, chunk): (usize, &mut [F::Elem])| {
+                let (s, m0, m1) = scratch;
+                let r0 = 2 * pair;
+                let (row0, row1) = chunk.split_at_mut(n);
+                let t0 = is_target(r0);
+                let t1 = !row1.is_empty() && is_target(r0 + 1);
+                m0.clear();
+                m1.clear();
+                if t0 {
+                    m0.extend(pcols.iter().map(|&pc| row0[pc]));
+                }
+                if t1 {
+                    m1.extend(pcols.iter().map(|&pc| row1[pc]));
+                }
+                let nz0 = t0 && m0.iter().any(|&x| !f.is_zero(x));
+                let nz1 = t1 && m1.iter().any(|&x| !f.is_zero(x));
+                if nz0 && nz1 {
+                    f.row_update2(&mut row0[c0..], m0, &mut row1[c0..], m1, &panel, w, s);
+                } else if nz0 {
+                    f.row_update(&mut row0[c0..], m0, &panel, w, s);
+                } else if nz1 {
+                    f.row_update(&mut row1[c0..], m1, &panel, w, s);
+                }
+                if t0 {
+                    clean(r0, row0);
+                }
+                if t1 {
+                    clean(r0 + 1, row1);
+                }
+            };
+            let init = || (F::Scratch::default(), Vec::new(), Vec::new());
             if opt.parallelism == Parallelism::Rayon
                 && work > 2.0e6
                 && rayon::current_num_threads() > 1
             {
                 a.data
-                    .par_chunks_mut(n)
+                    .par_chunks_mut(2 * n)
                     .enumerate()
-                    .with_min_len(8)
-                    .for_each_init(|| (F::Scratch::default(), Vec::new()), update);
+                    .with_min_len(4)
+                    .for_each_init(init, update);
             } else {
-                let mut s = (F::Scratch::default(), Vec::new());
-                for item in a.data.chunks_mut(n).enumerate() {
+                let mut s = init();
+                for item in a.data.chunks_mut(2 * n).enumerate() {
                     update(&mut s, item);
                 }
             }

@@ -61,6 +61,22 @@ pub trait Field: Clone + Send + Sync {
             }
         }
     }
+    /// Two target rows at once (`t_r ← t_r − Σ_i mults_r[i] · panel_i`, r = 0, 1), so
+    /// that a kernel can load each panel row once for both. Default: two single updates.
+    #[allow(clippy::too_many_arguments)]
+    fn row_update2(
+        &self,
+        t0: &mut [Self::Elem],
+        m0: &[Self::Elem],
+        t1: &mut [Self::Elem],
+        m1: &[Self::Elem],
+        panel: &[Self::Elem],
+        stride: usize,
+        scratch: &mut Self::Scratch,
+    ) {
+        self.row_update(t0, m0, panel, stride, scratch);
+        self.row_update(t1, m1, panel, stride, scratch);
+    }
 }
 
 /// Extended Euclid inverse of `a` modulo `p` (gcd(a, p) = 1).
@@ -214,6 +230,43 @@ fn acc_finish(target: &mut [u32], acc: &[u64], p: u32, pneg_inv: u32) {
     }
 }
 
+/// Two accumulators sharing the panel loads.
+#[inline(always)]
+fn acc_pass2<const G: usize>(
+    a0: &mut [u64],
+    a1: &mut [u64],
+    f0: [u64; G],
+    f1: [u64; G],
+    rows: [&[u32]; G],
+    m: u64,
+) {
+    let n = a0.len();
+    let a1 = &mut a1[..n];
+    let rows: [&[u32]; G] = rows.map(|r| &r[..n]);
+    for j in 0..n {
+        let mut v0 = a0[j];
+        let mut v1 = a1[j];
+        for k in 0..G {
+            let x = rows[k][j] as u64;
+            v0 += f0[k] * x;
+            v1 += f1[k] * x;
+        }
+        a0[j] = v0.min(v0.wrapping_sub(m));
+        a1[j] = v1.min(v1.wrapping_sub(m));
+    }
+}
+
+/// Scaled negated multiplier (p − m)·R mod p, so that REDC(Σ) ≡ −Σ m_i P_i.
+#[inline(always)]
+fn zp32_scaled(f: &Zp32, m: u32) -> u64 {
+    let p = f.p as u64;
+    if m == 0 {
+        0
+    } else {
+        ((p - m as u64) * f.r_mod) % p
+    }
+}
+
 #[inline(always)]
 fn zp32_update_body(
     f: &Zp32,
@@ -226,47 +279,123 @@ fn zp32_update_body(
     let w = target.len();
     acc.clear();
     acc.resize(w, 0);
-    // Scaled negated multipliers (p − m)·R mod p, so that REDC(Σ) ≡ −Σ m_i P_i.
-    let p = f.p as u64;
     let row = |i: usize| &panel[i * stride..i * stride + w];
-    let mut nz = mults
+    let nz: Vec<(u64, usize)> = mults
         .iter()
         .enumerate()
         .filter(|(_, &m)| m != 0)
-        .map(|(i, &m)| (((p - m as u64) * f.r_mod) % p, i));
+        .map(|(i, &m)| (zp32_scaled(f, m), i))
+        .collect();
     // Products per fused pass: G ≤ t keeps the pass below 2M before its min.
     let g = f.t.min(4);
-    loop {
-        let Some((s0, i0)) = nz.next() else { break };
-        if g < 2 {
-            acc_pass::<1>(acc, [s0], [row(i0)], f.big_m);
-            continue;
+    for c in nz.chunks(g) {
+        match c.len() {
+            1 => acc_pass::<1>(acc, [c[0].0], [row(c[0].1)], f.big_m),
+            2 => acc_pass::<2>(acc, [c[0].0, c[1].0], [row(c[0].1), row(c[1].1)], f.big_m),
+            3 => acc_pass::<3>(
+                acc,
+                std::array::from_fn(|k| c[k].0),
+                std::array::from_fn(|k| row(c[k].1)),
+                f.big_m,
+            ),
+            _ => acc_pass::<4>(
+                acc,
+                std::array::from_fn(|k| c[k].0),
+                std::array::from_fn(|k| row(c[k].1)),
+                f.big_m,
+            ),
         }
-        let Some((s1, i1)) = nz.next() else {
-            acc_pass::<1>(acc, [s0], [row(i0)], f.big_m);
-            break;
-        };
-        if g < 4 {
-            acc_pass::<2>(acc, [s0, s1], [row(i0), row(i1)], f.big_m);
-            continue;
-        }
-        let Some((s2, i2)) = nz.next() else {
-            acc_pass::<2>(acc, [s0, s1], [row(i0), row(i1)], f.big_m);
-            break;
-        };
-        let Some((s3, i3)) = nz.next() else {
-            acc_pass::<3>(acc, [s0, s1, s2], [row(i0), row(i1), row(i2)], f.big_m);
-            break;
-        };
-        acc_pass::<4>(
-            acc,
-            [s0, s1, s2, s3],
-            [row(i0), row(i1), row(i2), row(i3)],
-            f.big_m,
-        );
     }
     // acc < M ≤ p·2^32 here: REDC's input bound.
     acc_finish(target, acc, f.p, f.pneg_inv);
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn zp32_update2_body(
+    f: &Zp32,
+    t0: &mut [u32],
+    m0: &[u32],
+    t1: &mut [u32],
+    m1: &[u32],
+    panel: &[u32],
+    stride: usize,
+    acc: &mut Vec<u64>,
+) {
+    let w = t0.len();
+    acc.clear();
+    acc.resize(2 * w, 0);
+    let (a0, a1) = acc.split_at_mut(w);
+    let row = |i: usize| &panel[i * stride..i * stride + w];
+    let nz: Vec<(u64, u64, usize)> = (0..m0.len())
+        .filter(|&i| m0[i] != 0 || m1[i] != 0)
+        .map(|i| (zp32_scaled(f, m0[i]), zp32_scaled(f, m1[i]), i))
+        .collect();
+    let g = f.t.min(4);
+    for c in nz.chunks(g) {
+        let bm = f.big_m;
+        match c.len() {
+            1 => acc_pass2::<1>(a0, a1, [c[0].0], [c[0].1], [row(c[0].2)], bm),
+            2 => acc_pass2::<2>(
+                a0,
+                a1,
+                [c[0].0, c[1].0],
+                [c[0].1, c[1].1],
+                [row(c[0].2), row(c[1].2)],
+                bm,
+            ),
+            3 => acc_pass2::<3>(
+                a0,
+                a1,
+                std::array::from_fn(|k| c[k].0),
+                std::array::from_fn(|k| c[k].1),
+                std::array::from_fn(|k| row(c[k].2)),
+                bm,
+            ),
+            _ => acc_pass2::<4>(
+                a0,
+                a1,
+                std::array::from_fn(|k| c[k].0),
+                std::array::from_fn(|k| c[k].1),
+                std::array::from_fn(|k| row(c[k].2)),
+                bm,
+            ),
+        }
+    }
+    acc_finish(t0, a0, f.p, f.pneg_inv);
+    acc_finish(t1, a1, f.p, f.pneg_inv);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
+#[allow(clippy::too_many_arguments)]
+fn zp32_update2_avx512(
+    f: &Zp32,
+    t0: &mut [u32],
+    m0: &[u32],
+    t1: &mut [u32],
+    m1: &[u32],
+    panel: &[u32],
+    stride: usize,
+    acc: &mut Vec<u64>,
+) {
+    zp32_update2_body(f, t0, m0, t1, m1, panel, stride, acc)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn zp32_update2_avx2(
+    f: &Zp32,
+    t0: &mut [u32],
+    m0: &[u32],
+    t1: &mut [u32],
+    m1: &[u32],
+    panel: &[u32],
+    stride: usize,
+    acc: &mut Vec<u64>,
+) {
+    zp32_update2_body(f, t0, m0, t1, m1, panel, stride, acc)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -393,6 +522,37 @@ impl Field for Zp32 {
             }
         }
         zp32_update_body(self, target, mults, panel, stride, acc)
+    }
+
+    fn row_update2(
+        &self,
+        t0: &mut [u32],
+        m0: &[u32],
+        t1: &mut [u32],
+        m1: &[u32],
+        panel: &[u32],
+        stride: usize,
+        acc: &mut Vec<u64>,
+    ) {
+        if self.p == 2 {
+            self.row_update(t0, m0, panel, stride, acc);
+            self.row_update(t1, m1, panel, stride, acc);
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            match simd_level() {
+                // SAFETY: the required target features were detected at run time.
+                "avx512" => {
+                    return unsafe { zp32_update2_avx512(self, t0, m0, t1, m1, panel, stride, acc) }
+                }
+                "avx2" => {
+                    return unsafe { zp32_update2_avx2(self, t0, m0, t1, m1, panel, stride, acc) }
+                }
+                _ => {}
+            }
+        }
+        zp32_update2_body(self, t0, m0, t1, m1, panel, stride, acc)
     }
 }
 
@@ -616,6 +776,58 @@ impl Field for C64 {
             }
             for (t, &x) in target.iter_mut().zip(&panel[i * stride..i * stride + w]) {
                 *t -= m * x;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The delayed-reduction parameters follow the documented bound.
+    #[test]
+    fn zp32_bounds() {
+        for (p, t) in [(2147483647u32, 2usize), (998244353, 4), (65521, 64), (3, 64)] {
+            let f = Zp32::new(p).unwrap();
+            assert_eq!(f.t, t, "p = {p}");
+            let p2 = p as u128 * p as u128;
+            assert!(2 * f.big_m as u128 <= 1u128 << 64);
+            assert!(f.big_m as u128 <= (p as u128) << 32);
+            assert_eq!(f.big_m as u128, t as u128 * p2);
+            assert_eq!((p as u64).wrapping_mul(f.pneg_inv as u64) as u32, u32::MAX, "p·(−p⁻¹) ≡ −1");
+        }
+    }
+
+    /// Worst-case residues (all p − 1, many panel rows) through the vector kernels
+    /// against scalar arithmetic, single and paired.
+    #[test]
+    fn zp32_kernel_worst_case() {
+        for p in [2147483647u32, 998244353, 65521, 3, 2] {
+            let f = Zp32::new(p).unwrap();
+            for k in [1usize, 2, 3, 4, 5, 7, 64] {
+                let w = 37;
+                let panel = vec![p - 1; k * w];
+                let mults = vec![p - 1; k];
+                let m1: Vec<u32> = (0..k as u32).map(|i| if i % 3 == 0 { 0 } else { p - 1 - i % p }).collect();
+                let mut t0 = vec![p - 1; w];
+                let mut t1: Vec<u32> = (0..w as u32).map(|j| j % p).collect();
+                let want = |t: &[u32], m: &[u32]| -> Vec<u32> {
+                    t.iter()
+                        .enumerate()
+                        .map(|(j, &x)| {
+                            let s: u128 = (0..k).map(|i| m[i] as u128 * panel[i * w + j] as u128).sum();
+                            ((x as u128 + (p as u128 - s % p as u128)) % p as u128) as u32
+                        })
+                        .collect()
+                };
+                let (w0, w1) = (want(&t0, &mults), want(&t1, &m1));
+                let mut s = Vec::new();
+                let mut single = t0.clone();
+                f.row_update(&mut single, &mults, &panel, w, &mut s);
+                assert_eq!(single, w0, "single p = {p} k = {k}");
+                f.row_update2(&mut t0, &mults, &mut t1, &m1, &panel, w, &mut s);
+                assert_eq!((t0, t1), (w0, w1), "pair p = {p} k = {k}");
             }
         }
     }
