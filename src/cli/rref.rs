@@ -51,8 +51,12 @@ fn finish<E: Copy>(
     fmt: impl Fn(E) -> String,
 ) -> Result<i32> {
     if a.json {
-        let v = serde_json::json!({ "rank": pivots.len(), "pivots": pivots, "seconds": seconds });
-        println!("{v}");
+        // Keys in the documented order: {"rank": r, "pivots": [...], "seconds": s}.
+        let piv = serde_json::to_string(pivots).map_err(|e| Error::Internal(e.to_string()))?;
+        println!(
+            "{{\"rank\": {}, \"pivots\": {piv}, \"seconds\": {seconds}}}",
+            pivots.len()
+        );
         return Ok(0);
     }
     let comment = format!(

@@ -652,10 +652,11 @@ impl Field for Zp64 {
             let row = &panel[i * stride..i * stride + w];
             for (t, &x) in target.iter_mut().zip(row) {
                 let q = ((c_sh as u128 * x as u128) >> 64) as u64;
+                // Branch-free conditional subtractions: min(v, v − p) for v < 2p.
                 let r = c.wrapping_mul(x).wrapping_sub(q.wrapping_mul(p)); // < 2p
-                let r = if r >= p { r - p } else { r };
+                let r = r.min(r.wrapping_sub(p));
                 let s = *t + r;
-                *t = if s >= p { s - p } else { s };
+                *t = s.min(s.wrapping_sub(p));
             }
         }
     }
@@ -788,14 +789,23 @@ mod tests {
     /// The delayed-reduction parameters follow the documented bound.
     #[test]
     fn zp32_bounds() {
-        for (p, t) in [(2147483647u32, 2usize), (998244353, 4), (65521, 64), (3, 64)] {
+        for (p, t) in [
+            (2147483647u32, 2usize),
+            (998244353, 4),
+            (65521, 64),
+            (3, 64),
+        ] {
             let f = Zp32::new(p).unwrap();
             assert_eq!(f.t, t, "p = {p}");
             let p2 = p as u128 * p as u128;
             assert!(2 * f.big_m as u128 <= 1u128 << 64);
             assert!(f.big_m as u128 <= (p as u128) << 32);
             assert_eq!(f.big_m as u128, t as u128 * p2);
-            assert_eq!((p as u64).wrapping_mul(f.pneg_inv as u64) as u32, u32::MAX, "p·(−p⁻¹) ≡ −1");
+            assert_eq!(
+                (p as u64).wrapping_mul(f.pneg_inv as u64) as u32,
+                u32::MAX,
+                "p·(−p⁻¹) ≡ −1"
+            );
         }
     }
 
@@ -809,14 +819,18 @@ mod tests {
                 let w = 37;
                 let panel = vec![p - 1; k * w];
                 let mults = vec![p - 1; k];
-                let m1: Vec<u32> = (0..k as u32).map(|i| if i % 3 == 0 { 0 } else { p - 1 - i % p }).collect();
+                let m1: Vec<u32> = (0..k as u32)
+                    .map(|i| if i % 3 == 0 { 0 } else { p - 1 - i % p })
+                    .collect();
                 let mut t0 = vec![p - 1; w];
                 let mut t1: Vec<u32> = (0..w as u32).map(|j| j % p).collect();
                 let want = |t: &[u32], m: &[u32]| -> Vec<u32> {
                     t.iter()
                         .enumerate()
                         .map(|(j, &x)| {
-                            let s: u128 = (0..k).map(|i| m[i] as u128 * panel[i * w + j] as u128).sum();
+                            let s: u128 = (0..k)
+                                .map(|i| m[i] as u128 * panel[i * w + j] as u128)
+                                .sum();
                             ((x as u128 + (p as u128 - s % p as u128)) % p as u128) as u32
                         })
                         .collect()
