@@ -712,16 +712,74 @@ impl Field for F64 {
         stride: usize,
         _: &mut (),
     ) {
-        let w = target.len();
-        for (i, &m) in mults.iter().enumerate() {
-            if m == 0.0 {
-                continue;
-            }
-            for (t, &x) in target.iter_mut().zip(&panel[i * stride..i * stride + w]) {
-                *t -= m * x;
+        #[cfg(target_arch = "x86_64")]
+        {
+            match simd_level() {
+                // SAFETY: the required target features were detected at run time.
+                "avx512" => return unsafe { f64_update_avx512(target, mults, panel, stride) },
+                "avx2" if std::is_x86_feature_detected!("fma") => {
+                    return unsafe { f64_update_avx2(target, mults, panel, stride) }
+                }
+                _ => {}
             }
         }
+        f64_update_body(target, mults, panel, stride)
     }
+}
+
+/// `t[j] −= Σ_k m_k · P_k[j]` in passes of up to 4 panel rows (plain multiply and
+/// subtract, no contraction, so every SIMD level gives the same bits).
+#[inline(always)]
+fn f64_update_body(target: &mut [f64], mults: &[f64], panel: &[f64], stride: usize) {
+    let w = target.len();
+    let row = |i: usize| &panel[i * stride..i * stride + w];
+    let nz: Vec<(f64, usize)> = mults
+        .iter()
+        .enumerate()
+        .filter(|(_, &m)| m != 0.0)
+        .map(|(i, &m)| (m, i))
+        .collect();
+    for c in nz.chunks(4) {
+        match c.len() {
+            1 => f64_pass::<1>(target, [c[0].0], [row(c[0].1)]),
+            2 => f64_pass::<2>(target, [c[0].0, c[1].0], [row(c[0].1), row(c[1].1)]),
+            3 => f64_pass::<3>(
+                target,
+                std::array::from_fn(|k| c[k].0),
+                std::array::from_fn(|k| row(c[k].1)),
+            ),
+            _ => f64_pass::<4>(
+                target,
+                std::array::from_fn(|k| c[k].0),
+                std::array::from_fn(|k| row(c[k].1)),
+            ),
+        }
+    }
+}
+
+#[inline(always)]
+fn f64_pass<const G: usize>(t: &mut [f64], m: [f64; G], rows: [&[f64]; G]) {
+    let n = t.len();
+    let rows: [&[f64]; G] = rows.map(|r| &r[..n]);
+    for j in 0..n {
+        let mut v = t[j];
+        for k in 0..G {
+            v -= m[k] * rows[k][j];
+        }
+        t[j] = v;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
+fn f64_update_avx512(target: &mut [f64], mults: &[f64], panel: &[f64], stride: usize) {
+    f64_update_body(target, mults, panel, stride)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn f64_update_avx2(target: &mut [f64], mults: &[f64], panel: &[f64], stride: usize) {
+    f64_update_body(target, mults, panel, stride)
 }
 
 /// Complex numbers in two `f64` (partial pivoting on |z|; zero tolerance in the core).
