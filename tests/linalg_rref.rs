@@ -3,6 +3,8 @@
 //! fraction-free determinants; det / inverse / solve / null space / rank factorization
 //! checked by multiplication; floats by residual bounds; the CLI on tests/data/.
 
+#![allow(clippy::needless_range_loop)]
+
 use num_bigint::{BigInt, BigUint};
 use num_complex::Complex64;
 use num_rational::BigRational;
@@ -520,7 +522,7 @@ fn f64_rref_matches_rational_reference() {
         }
         // Same on the complex type, with the matrix multiplied by a unit complex number
         // (the RREF does not change).
-        let u = Complex64::from_polar(1.0, rng.random_range(0.0..6.28));
+        let u = Complex64::from_polar(1.0, rng.random_range(0.0..std::f64::consts::TAU));
         let ac = Matrix::from_fn(m, n, |i, j| u * a[i][j] as f64);
         let mut y = ac.clone();
         let e = echelonize(&C64, &mut y, &opts(1 + trial % 3, Parallelism::None));

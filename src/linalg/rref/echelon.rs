@@ -204,7 +204,7 @@ pub fn echelonize<F: Field>(
                     }
                 } else {
                     let mag = f.magnitude(v);
-                    if mag > tol && best.map_or(true, |(_, _, bm)| mag > bm) {
+                    if mag > tol && best.is_none_or(|(_, _, bm)| mag > bm) {
                         best = Some((idx, v, mag));
                     }
                 }

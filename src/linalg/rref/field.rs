@@ -32,9 +32,11 @@ pub trait Field: Clone + Send + Sync {
     /// Pivot-choice magnitude: |a| for floats, 0 or 1 for Z/p.
     fn magnitude(&self, a: Self::Elem) -> f64;
     /// The image of an integer.
+    #[allow(clippy::wrong_self_convention)]
     fn from_i64(&self, v: i64) -> Self::Elem;
     /// The real number `v` as an element (floats only; Z/p rounds to the nearest integer,
     /// and the core never calls it for exact fields).
+    #[allow(clippy::wrong_self_convention)]
     fn from_f64(&self, v: f64) -> Self::Elem {
         self.from_i64(v.round() as i64)
     }
