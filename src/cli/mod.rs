@@ -23,11 +23,14 @@ pub enum Command {
     Count(count::CountArgs),
     /// Benchmarks that print tables (solve throughput, evaluator throughput).
     Bench(bench::BenchArgs),
+    /// Reduced row echelon form of a Matrix Market matrix over Z/p, f64 or complex f64.
+    Rref(rref::RrefArgs),
 }
 
 pub mod bench;
 pub mod count;
 pub mod generate;
+pub mod rref;
 pub mod solve;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
@@ -59,6 +62,7 @@ pub fn main_entry() -> i32 {
         Command::Generate(a) => generate::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Count(a) => count::run(a),
+        Command::Rref(a) => rref::run(a),
     };
     match result {
         Ok(code) => code,
