@@ -1,4 +1,5 @@
 //! Dense linear algebra shared by the solver: small per-path solvers used by the tracker,
 //! the row-reduction engine and the permanent engine.
 
+pub mod permanent;
 pub mod small;
