@@ -15,7 +15,7 @@ use num_complex::Complex64;
 use num_traits::{One, ToPrimitive, Zero};
 use pathtrack::linalg::permanent::{
     permanent_brute, permanent_c64, permanent_exact, permanent_exact_with, permanent_f64,
-    Accumulation, Algorithm, ExactMethod, ExactOptions, PermOptions,
+    Accumulation, Algorithm, ExactMethod, ExactOptions, Kernel, PermOptions,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -75,12 +75,19 @@ fn all_float_options() -> Vec<PermOptions> {
             Accumulation::Kahan,
             Accumulation::DoubleDouble,
         ] {
-            for (threads, chunks) in [(1, 0), (2, 4), (1, 1)] {
+            for (threads, chunks, kernel) in [
+                (1, 0, Kernel::Auto),
+                (2, 4, Kernel::Block4),
+                (1, 1, Kernel::Simple),
+                (2, 2, Kernel::Block8),
+                (1, 0, Kernel::Block4),
+            ] {
                 v.push(PermOptions {
                     algorithm,
                     accumulation,
                     threads,
                     chunks,
+                    kernel,
                 });
             }
         }
@@ -326,6 +333,7 @@ fn ryser_and_glynn_agree_with_each_other_and_the_exact_value() {
                 accumulation: Accumulation::DoubleDouble,
                 threads: 2,
                 chunks: 0,
+                kernel: Kernel::Auto,
             };
             let f = permanent_f64(&a, &o).unwrap();
             assert!(
@@ -351,6 +359,7 @@ fn result_is_independent_of_thread_count_for_fixed_chunking() {
                         accumulation: acc,
                         threads,
                         chunks,
+                        kernel: Kernel::Auto,
                     },
                 )
                 .unwrap()

@@ -35,6 +35,10 @@ pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
 
 /// A running real sum.
 pub trait Accumulator: Copy + Default + Send {
+    /// The same accumulator on 4 and 8 independent lanes (structure of arrays, so the
+    /// kernels' per-lane updates compile to SIMD instructions).
+    type Lanes4: LaneAccumulator<4>;
+    type Lanes8: LaneAccumulator<8>;
     fn add(&mut self, x: f64);
     /// The state as an unevaluated sum `hi + lo`.
     fn parts(&self) -> (f64, f64);
@@ -56,6 +60,8 @@ pub trait Accumulator: Copy + Default + Send {
 pub struct Plain(pub f64);
 
 impl Accumulator for Plain {
+    type Lanes4 = PlainLanes<4>;
+    type Lanes8 = PlainLanes<8>;
     #[inline(always)]
     fn add(&mut self, x: f64) {
         self.0 += x;
@@ -74,6 +80,8 @@ pub struct Kahan {
 }
 
 impl Accumulator for Kahan {
+    type Lanes4 = KahanLanes<4>;
+    type Lanes8 = KahanLanes<8>;
     #[inline(always)]
     fn add(&mut self, x: f64) {
         let y = x - self.c;
@@ -95,6 +103,8 @@ pub struct DoubleDouble {
 }
 
 impl Accumulator for DoubleDouble {
+    type Lanes4 = DoubleDoubleLanes<4>;
+    type Lanes8 = DoubleDoubleLanes<8>;
     #[inline(always)]
     fn add(&mut self, x: f64) {
         let (s, e) = two_sum(self.hi, x);
@@ -116,6 +126,92 @@ impl Accumulator for DoubleDouble {
         let h = s + e;
         self.lo = e - (h - s);
         self.hi = h;
+    }
+}
+
+/// W independent running sums (one per lane).
+pub trait LaneAccumulator<const W: usize>: Copy + Send {
+    fn new() -> Self;
+    fn add(&mut self, x: &[f64; W]);
+    /// Lane `t` as an unevaluated sum `hi + lo`.
+    fn parts(&self, t: usize) -> (f64, f64);
+}
+
+/// [`Plain`] on W lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct PlainLanes<const W: usize> {
+    s: [f64; W],
+}
+
+impl<const W: usize> LaneAccumulator<W> for PlainLanes<W> {
+    fn new() -> Self {
+        PlainLanes { s: [0.0; W] }
+    }
+    #[inline(always)]
+    fn add(&mut self, x: &[f64; W]) {
+        for t in 0..W {
+            self.s[t] += x[t];
+        }
+    }
+    fn parts(&self, t: usize) -> (f64, f64) {
+        (self.s[t], 0.0)
+    }
+}
+
+/// [`Kahan`] on W lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct KahanLanes<const W: usize> {
+    sum: [f64; W],
+    c: [f64; W],
+}
+
+impl<const W: usize> LaneAccumulator<W> for KahanLanes<W> {
+    fn new() -> Self {
+        KahanLanes {
+            sum: [0.0; W],
+            c: [0.0; W],
+        }
+    }
+    #[inline(always)]
+    fn add(&mut self, x: &[f64; W]) {
+        for t in 0..W {
+            let y = x[t] - self.c[t];
+            let s = self.sum[t] + y;
+            self.c[t] = (s - self.sum[t]) - y;
+            self.sum[t] = s;
+        }
+    }
+    fn parts(&self, t: usize) -> (f64, f64) {
+        (self.sum[t], -self.c[t])
+    }
+}
+
+/// [`DoubleDouble`] on W lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct DoubleDoubleLanes<const W: usize> {
+    hi: [f64; W],
+    lo: [f64; W],
+}
+
+impl<const W: usize> LaneAccumulator<W> for DoubleDoubleLanes<W> {
+    fn new() -> Self {
+        DoubleDoubleLanes {
+            hi: [0.0; W],
+            lo: [0.0; W],
+        }
+    }
+    #[inline(always)]
+    fn add(&mut self, x: &[f64; W]) {
+        for t in 0..W {
+            let (s, e) = two_sum(self.hi[t], x[t]);
+            let lo = self.lo[t] + e;
+            let hi = s + lo;
+            self.lo[t] = lo - (hi - s);
+            self.hi[t] = hi;
+        }
+    }
+    fn parts(&self, t: usize) -> (f64, f64) {
+        (self.hi[t], self.lo[t])
     }
 }
 

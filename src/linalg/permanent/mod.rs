@@ -33,7 +33,7 @@ pub use accumulate::Accumulation;
 pub use exact::{permanent_exact, permanent_exact_with, ExactMethod, ExactOptions};
 
 use crate::error::{Error, Result};
-use accumulate::{Accumulator, DoubleDouble, Kahan, Plain};
+use accumulate::{Accumulator, DoubleDouble, Kahan, LaneAccumulator, Plain};
 use nalgebra::DMatrix;
 use num_complex::Complex64;
 
@@ -64,6 +64,8 @@ pub struct PermOptions {
     /// at 2^(n−1); 0 = automatic (a function of n only, so results do not depend on
     /// `threads`).
     pub chunks: usize,
+    /// Float kernel (for tests and benchmarks; `Auto` otherwise).
+    pub kernel: Kernel,
 }
 
 impl Default for PermOptions {
@@ -73,6 +75,7 @@ impl Default for PermOptions {
             accumulation: Accumulation::Plain,
             threads: 1,
             chunks: 0,
+            kernel: Kernel::Auto,
         }
     }
 }
@@ -300,8 +303,29 @@ where
 
 // ---------------------------------------------------------------------------------------
 // Float kernels.
+//
+// Blocked evaluation: an aligned block of W = 2^s consecutive Gray indices k = qW + r
+// has codes gray(k) = gray(q)·2^s + T, where T runs over all W low-bit patterns. So the W
+// row-sum vectors of block q are u(q) + D_T, with u(q) = v0 + Σ_{b ∈ gray(q)} c_(b+s)
+// updated once per block (one column, Gray order in q) and D_T = Σ_{b ∈ T} c_b a fixed
+// table; the sign is (−1)^(q + |T|). The W products of a block are independent, so they
+// fill W SIMD lanes; each is split into 4 interleaved partial products over the rows to
+// shorten the dependency chains.
 
-/// v0 and the flip columns in split re/im arrays, padded to a multiple of LANES (v0 with
+/// Which float kernel runs (`Auto` picks the fastest the CPU and chunk length allow).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Kernel {
+    #[default]
+    Auto,
+    /// One code at a time, row sums updated in place (any chunk length).
+    Simple,
+    /// Blocks of 4 codes (AVX2+FMA when available); needs chunks of ≥ 4 codes.
+    Block4,
+    /// Blocks of 8 codes (AVX-512 when available); needs chunks of ≥ 8 codes.
+    Block8,
+}
+
+/// v0 and the flip columns in split re/im arrays, padded to a multiple of 4 rows (v0 with
 /// 1 + 0i, columns with 0, so the padding contributes a factor 1 to every product).
 struct Split {
     np: usize,
@@ -338,115 +362,48 @@ impl Split {
             cim,
         }
     }
-}
 
-#[inline(always)]
-fn fmul_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
-    if FMA {
-        a.mul_add(b, c)
-    } else {
-        a * b + c
-    }
-}
-
-/// Π_i (vre_i + i·vim_i) with LANES interleaved partial products.
-#[inline(always)]
-fn cprod<const FMA: bool>(vre: &[f64], vim: &[f64]) -> (f64, f64) {
-    let mut pr = [0.0; LANES];
-    let mut pi = [0.0; LANES];
-    pr.copy_from_slice(&vre[..LANES]);
-    pi.copy_from_slice(&vim[..LANES]);
-    for (a, b) in vre[LANES..]
-        .chunks_exact(LANES)
-        .zip(vim[LANES..].chunks_exact(LANES))
-    {
-        for l in 0..LANES {
-            let r = fmul_add::<FMA>(pr[l], a[l], -(pi[l] * b[l]));
-            let i = fmul_add::<FMA>(pr[l], b[l], pi[l] * a[l]);
-            pr[l] = r;
-            pi[l] = i;
-        }
-    }
-    // Combine the lanes pairwise: (p0·p1)·(p2·p3).
-    let mut w = LANES;
-    while w > 1 {
-        w /= 2;
-        for l in 0..w {
-            let (ar, ai, br, bi) = (pr[l], pi[l], pr[l + w], pi[l + w]);
-            pr[l] = fmul_add::<FMA>(ar, br, -(ai * bi));
-            pi[l] = fmul_add::<FMA>(ar, bi, ai * br);
-        }
-    }
-    (pr[0], pi[0])
-}
-
-/// Π_i v_i with LANES interleaved partial products.
-#[inline(always)]
-fn rprod(v: &[f64]) -> f64 {
-    let mut p = [0.0; LANES];
-    p.copy_from_slice(&v[..LANES]);
-    for a in v[LANES..].chunks_exact(LANES) {
-        for l in 0..LANES {
-            p[l] *= a[l];
-        }
-    }
-    let mut w = LANES;
-    while w > 1 {
-        w /= 2;
-        for l in 0..w {
-            p[l] *= p[l + w];
-        }
-    }
-    p[0]
-}
-
-/// First code of a chunk and its v (computed directly).
-#[inline(always)]
-fn chunk_start(s: &Split, start: u64, bits: u32, vre: &mut [f64], vim: &mut [f64]) -> u64 {
-    let np = s.np;
-    vre.copy_from_slice(&s.v0re);
-    vim.copy_from_slice(&s.v0im);
-    let g = start ^ (start >> 1);
-    for b in 0..bits as usize {
-        if (g >> b) & 1 == 1 {
+    /// D_T = Σ_{b ∈ T} c_b for the first log2(W) flip columns, row-major `[i·W + T]`
+    /// (D_T = D_(T − top bit) + c_(top bit): at most log2(W) − 1 roundings).
+    fn block_table<const W: usize>(&self) -> (Vec<f64>, Vec<f64>) {
+        let np = self.np;
+        let mut dre = vec![0.0; np * W];
+        let mut dim = vec![0.0; np * W];
+        for t in 1..W {
+            let hb = (usize::BITS - 1 - t.leading_zeros()) as usize;
+            let rest = t & !(1 << hb);
             for i in 0..np {
-                vre[i] += s.cre[b * np + i];
-                vim[i] += s.cim[b * np + i];
+                dre[i * W + t] = dre[i * W + rest] + self.cre[hb * np + i];
+                dim[i * W + t] = dim[i * W + rest] + self.cim[hb * np + i];
             }
         }
+        (dre, dim)
     }
-    g
-}
 
-/// Sum of the terms with even and odd code index over [start, end), as accumulator parts
-/// [even re, even im, odd re, odd im].
-#[inline(always)]
-fn c64_chunk_body<A: Accumulator, const FMA: bool>(
-    s: &Split,
-    bits: u32,
-    start: u64,
-    end: u64,
-) -> [(f64, f64); 4] {
-    let np = s.np;
-    let mut vre = vec![0.0; np];
-    let mut vim = vec![0.0; np];
-    let mut g = chunk_start(s, start, bits, &mut vre, &mut vim);
-    let mut acc = [A::default(); 4];
-    let mut k = start;
-    loop {
-        let (pr, pi) = cprod::<FMA>(&vre, &vim);
-        let o = 2 * (k & 1) as usize;
-        acc[o].add(pr);
-        acc[o + 1].add(pi);
-        k += 1;
-        if k == end {
-            break;
+    /// v0 + Σ_{b ∈ g} c_(b+shift): the row sums at the start of a chunk.
+    fn start_vector(&self, g: u64, shift: u32, bits: u32) -> (Vec<f64>, Vec<f64>) {
+        let np = self.np;
+        let mut vre = self.v0re.clone();
+        let mut vim = self.v0im.clone();
+        for b in 0..(bits - shift) as usize {
+            if (g >> b) & 1 == 1 {
+                let c = (b + shift as usize) * np;
+                for i in 0..np {
+                    vre[i] += self.cre[c + i];
+                    vim[i] += self.cim[c + i];
+                }
+            }
         }
-        let b = k.trailing_zeros() as usize;
-        g ^= 1 << b;
-        let cr = &s.cre[b * np..(b + 1) * np];
-        let ci = &s.cim[b * np..(b + 1) * np];
-        if (g >> b) & 1 == 1 {
+        (vre, vim)
+    }
+
+    /// v ± c_col (complex).
+    #[inline(always)]
+    fn flip(&self, vre: &mut [f64], vim: &mut [f64], col: usize, add: bool) {
+        let np = self.np;
+        let cr = &self.cre[col * np..(col + 1) * np];
+        let ci = &self.cim[col * np..(col + 1) * np];
+        if add {
             for i in 0..np {
                 vre[i] += cr[i];
                 vim[i] += ci[i];
@@ -458,127 +415,425 @@ fn c64_chunk_body<A: Accumulator, const FMA: bool>(
             }
         }
     }
-    [
-        acc[0].parts(),
-        acc[1].parts(),
-        acc[2].parts(),
-        acc[3].parts(),
-    ]
 }
 
 #[inline(always)]
-fn f64_chunk_body<A: Accumulator>(s: &Split, bits: u32, start: u64, end: u64) -> [(f64, f64); 2] {
+fn fmul_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
+    if FMA {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
+
+#[inline(always)]
+fn cmul<const FMA: bool>(ar: f64, ai: f64, br: f64, bi: f64) -> (f64, f64) {
+    (
+        fmul_add::<FMA>(ar, br, -(ai * bi)),
+        fmul_add::<FMA>(ar, bi, ai * br),
+    )
+}
+
+/// Signed chunk sums, to be added in this order: (re parts, im parts) per entry.
+type ChunkParts = Vec<[(f64, f64); 2]>;
+
+fn neg((h, l): (f64, f64)) -> (f64, f64) {
+    (-h, -l)
+}
+
+/// Lane accumulators → signed parts: sign (−1)^(parity + |T|).
+fn lanes_to_parts<L: LaneAccumulator<W>, const W: usize>(acc: &[L; 4]) -> ChunkParts {
+    let mut out = Vec::with_capacity(2 * W);
+    for parity in 0..2 {
+        for t in 0..W {
+            let (re, im) = (acc[2 * parity].parts(t), acc[2 * parity + 1].parts(t));
+            if (parity + t.count_ones() as usize) % 2 == 0 {
+                out.push([re, im]);
+            } else {
+                out.push([neg(re), neg(im)]);
+            }
+        }
+    }
+    out
+}
+
+/// Blocked complex kernel over codes [start, end) (both multiples of W).
+#[inline(always)]
+fn c64_block_body<L: LaneAccumulator<W>, const W: usize, const FMA: bool>(
+    s: &Split,
+    dre: &[f64],
+    dim: &[f64],
+    bits: u32,
+    start: u64,
+    end: u64,
+) -> [L; 4] {
+    let sh = W.trailing_zeros();
+    let (q0, q1) = (start >> sh, end >> sh);
+    let mut gq = q0 ^ (q0 >> 1);
+    let (mut ure, mut uim) = s.start_vector(gq, sh, bits);
+    let mut acc = [L::new(); 4];
+    let mut q = q0;
+    loop {
+        let mut pr = [[0.0; W]; 4];
+        let mut pi = [[0.0; W]; 4];
+        for r in 0..4 {
+            for t in 0..W {
+                pr[r][t] = ure[r] + dre[r * W + t];
+                pi[r][t] = uim[r] + dim[r * W + t];
+            }
+        }
+        for (((ur4, ui4), dr4), di4) in ure[4..]
+            .chunks_exact(4)
+            .zip(uim[4..].chunks_exact(4))
+            .zip(dre[4 * W..].chunks_exact(4 * W))
+            .zip(dim[4 * W..].chunks_exact(4 * W))
+        {
+            for r in 0..4 {
+                for t in 0..W {
+                    let xr = ur4[r] + dr4[r * W + t];
+                    let xi = ui4[r] + di4[r * W + t];
+                    let (a, b) = cmul::<FMA>(pr[r][t], pi[r][t], xr, xi);
+                    pr[r][t] = a;
+                    pi[r][t] = b;
+                }
+            }
+        }
+        let mut qr = [0.0; W];
+        let mut qi = [0.0; W];
+        for t in 0..W {
+            let (ar, ai) = cmul::<FMA>(pr[0][t], pi[0][t], pr[1][t], pi[1][t]);
+            let (br, bi) = cmul::<FMA>(pr[2][t], pi[2][t], pr[3][t], pi[3][t]);
+            (qr[t], qi[t]) = cmul::<FMA>(ar, ai, br, bi);
+        }
+        let o = 2 * (q & 1) as usize;
+        acc[o].add(&qr);
+        acc[o + 1].add(&qi);
+        q += 1;
+        if q == q1 {
+            break;
+        }
+        let b = q.trailing_zeros();
+        gq ^= 1 << b;
+        s.flip(&mut ure, &mut uim, (b + sh) as usize, (gq >> b) & 1 == 1);
+    }
+    acc
+}
+
+/// Blocked real kernel over codes [start, end) (both multiples of W).
+#[inline(always)]
+fn f64_block_body<L: LaneAccumulator<W>, const W: usize>(
+    s: &Split,
+    dre: &[f64],
+    bits: u32,
+    start: u64,
+    end: u64,
+) -> [L; 4] {
+    let sh = W.trailing_zeros();
+    let (q0, q1) = (start >> sh, end >> sh);
+    let mut gq = q0 ^ (q0 >> 1);
+    let (mut u, mut scratch) = s.start_vector(gq, sh, bits);
+    let mut acc = [L::new(); 4];
+    let mut q = q0;
+    loop {
+        let mut p = [[0.0; W]; 4];
+        for r in 0..4 {
+            for t in 0..W {
+                p[r][t] = u[r] + dre[r * W + t];
+            }
+        }
+        for (u4, d4) in u[4..].chunks_exact(4).zip(dre[4 * W..].chunks_exact(4 * W)) {
+            for r in 0..4 {
+                for t in 0..W {
+                    p[r][t] *= u4[r] + d4[r * W + t];
+                }
+            }
+        }
+        let mut x = [0.0; W];
+        for t in 0..W {
+            x[t] = (p[0][t] * p[1][t]) * (p[2][t] * p[3][t]);
+        }
+        acc[2 * (q & 1) as usize].add(&x);
+        q += 1;
+        if q == q1 {
+            break;
+        }
+        let b = q.trailing_zeros();
+        gq ^= 1 << b;
+        // The imaginary parts are all zero: `scratch` stays zero.
+        s.flip(&mut u, &mut scratch, (b + sh) as usize, (gq >> b) & 1 == 1);
+    }
+    acc
+}
+
+/// One code at a time (short chunks); sums of even and odd codes.
+fn c64_simple<A: Accumulator>(s: &Split, bits: u32, start: u64, end: u64) -> ChunkParts {
     let np = s.np;
-    let mut v = vec![0.0; np];
-    let mut scratch = vec![0.0; np];
-    let mut g = chunk_start(s, start, bits, &mut v, &mut scratch);
-    let mut acc = [A::default(); 2];
+    let mut g = start ^ (start >> 1);
+    let (mut vre, mut vim) = s.start_vector(g, 0, bits);
+    let mut acc = [A::default(); 4];
     let mut k = start;
     loop {
-        acc[(k & 1) as usize].add(rprod(&v));
+        let (mut pr, mut pi) = (vre[0], vim[0]);
+        for i in 1..np {
+            (pr, pi) = cmul::<false>(pr, pi, vre[i], vim[i]);
+        }
+        let o = 2 * (k & 1) as usize;
+        acc[o].add(pr);
+        acc[o + 1].add(pi);
         k += 1;
         if k == end {
             break;
         }
-        let b = k.trailing_zeros() as usize;
+        let b = k.trailing_zeros();
         g ^= 1 << b;
-        let c = &s.cre[b * np..(b + 1) * np];
-        if (g >> b) & 1 == 1 {
-            for i in 0..np {
-                v[i] += c[i];
-            }
-        } else {
-            for i in 0..np {
-                v[i] -= c[i];
-            }
+        s.flip(&mut vre, &mut vim, b as usize, (g >> b) & 1 == 1);
+    }
+    vec![
+        [acc[0].parts(), acc[1].parts()],
+        [neg(acc[2].parts()), neg(acc[3].parts())],
+    ]
+}
+
+macro_rules! target_kernels {
+    ($name:ident, $feat:literal, $body:ident, $w:literal, $fma:literal, complex) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feat)]
+        unsafe fn $name<A: Accumulator>(
+            s: &Split,
+            d: &(Vec<f64>, Vec<f64>),
+            bits: u32,
+            start: u64,
+            end: u64,
+        ) -> ChunkParts {
+            type L<A> = <A as AccLanes<$w>>::L;
+            lanes_to_parts::<L<A>, $w>(&$body::<L<A>, $w, $fma>(s, &d.0, &d.1, bits, start, end))
+        }
+    };
+    ($name:ident, $feat:literal, $body:ident, $w:literal, real) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feat)]
+        unsafe fn $name<A: Accumulator>(
+            s: &Split,
+            d: &(Vec<f64>, Vec<f64>),
+            bits: u32,
+            start: u64,
+            end: u64,
+        ) -> ChunkParts {
+            type L<A> = <A as AccLanes<$w>>::L;
+            lanes_to_parts::<L<A>, $w>(&$body::<L<A>, $w>(s, &d.0, bits, start, end))
+        }
+    };
+}
+
+/// Maps an accumulator to its W-lane form.
+trait AccLanes<const W: usize> {
+    type L: LaneAccumulator<W>;
+}
+impl<A: Accumulator> AccLanes<4> for A {
+    type L = A::Lanes4;
+}
+impl<A: Accumulator> AccLanes<8> for A {
+    type L = A::Lanes8;
+}
+
+target_kernels!(
+    c64_block4_avx2,
+    "avx2,fma",
+    c64_block_body,
+    4,
+    true,
+    complex
+);
+target_kernels!(
+    c64_block8_avx512,
+    "avx512f,avx2,fma",
+    c64_block_body,
+    8,
+    true,
+    complex
+);
+target_kernels!(f64_block4_avx2, "avx2,fma", f64_block_body, 4, real);
+target_kernels!(
+    f64_block8_avx512,
+    "avx512f,avx2,fma",
+    f64_block_body,
+    8,
+    real
+);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cpu {
+    Generic,
+    Avx2,
+    Avx512,
+}
+
+fn cpu() -> Cpu {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+        if avx2 && std::is_x86_feature_detected!("avx512f") {
+            return Cpu::Avx512;
+        }
+        if avx2 {
+            return Cpu::Avx2;
         }
     }
-    [acc[0].parts(), acc[1].parts()]
+    Cpu::Generic
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn c64_chunk_avx2<A: Accumulator>(
+/// The kernel actually run for a request, the chunk length and the CPU.
+fn pick_kernel(req: Kernel, len: u64, cpu: Cpu) -> Kernel {
+    let fits = |k: Kernel| match k {
+        Kernel::Block8 => len >= 8,
+        Kernel::Block4 => len >= 4,
+        _ => true,
+    };
+    let k = match req {
+        // On AVX-512 the 8-wide blocks are preferred; elsewhere 4-wide.
+        Kernel::Auto if cpu == Cpu::Avx512 => Kernel::Block8,
+        Kernel::Auto => Kernel::Block4,
+        k => k,
+    };
+    [k, Kernel::Block4, Kernel::Simple]
+        .into_iter()
+        .find(|&k| fits(k) && k != Kernel::Auto)
+        .unwrap_or(Kernel::Simple)
+}
+
+/// Runs one chunk of a complex Gray-code sum with the chosen kernel.
+fn c64_chunk<A: Accumulator>(
     s: &Split,
+    tables: &Tables,
+    kernel: Kernel,
+    cpu: Cpu,
     bits: u32,
     start: u64,
     end: u64,
-) -> [(f64, f64); 4] {
-    c64_chunk_body::<A, true>(s, bits, start, end)
+) -> ChunkParts {
+    match (kernel, cpu) {
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Block8, Cpu::Avx512) => {
+            // SAFETY: AVX-512F, AVX2 and FMA were detected at run time (`cpu()`).
+            unsafe { c64_block8_avx512::<A>(s, &tables.d8, bits, start, end) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Block4, Cpu::Avx2 | Cpu::Avx512) => {
+            // SAFETY: AVX2 and FMA were detected at run time (`cpu()`).
+            unsafe { c64_block4_avx2::<A>(s, &tables.d4, bits, start, end) }
+        }
+        (Kernel::Block8, _) => lanes_to_parts::<A::Lanes8, 8>(
+            &c64_block_body::<A::Lanes8, 8, false>(s, &tables.d8.0, &tables.d8.1, bits, start, end),
+        ),
+        (Kernel::Block4, _) => lanes_to_parts::<A::Lanes4, 4>(
+            &c64_block_body::<A::Lanes4, 4, false>(s, &tables.d4.0, &tables.d4.1, bits, start, end),
+        ),
+        _ => c64_simple::<A>(s, bits, start, end),
+    }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn f64_chunk_avx2<A: Accumulator>(
+/// Runs one chunk of a real Gray-code sum with the chosen kernel.
+fn f64_chunk<A: Accumulator>(
     s: &Split,
+    tables: &Tables,
+    kernel: Kernel,
+    cpu: Cpu,
     bits: u32,
     start: u64,
     end: u64,
-) -> [(f64, f64); 2] {
-    f64_chunk_body::<A>(s, bits, start, end)
+) -> ChunkParts {
+    match (kernel, cpu) {
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Block8, Cpu::Avx512) => {
+            // SAFETY: AVX-512F, AVX2 and FMA were detected at run time (`cpu()`).
+            unsafe { f64_block8_avx512::<A>(s, &tables.d8, bits, start, end) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        (Kernel::Block4, Cpu::Avx2 | Cpu::Avx512) => {
+            // SAFETY: AVX2 and FMA were detected at run time (`cpu()`).
+            unsafe { f64_block4_avx2::<A>(s, &tables.d4, bits, start, end) }
+        }
+        (Kernel::Block8, _) => lanes_to_parts::<A::Lanes8, 8>(&f64_block_body::<A::Lanes8, 8>(
+            s,
+            &tables.d8.0,
+            bits,
+            start,
+            end,
+        )),
+        (Kernel::Block4, _) => lanes_to_parts::<A::Lanes4, 4>(&f64_block_body::<A::Lanes4, 4>(
+            s,
+            &tables.d4.0,
+            bits,
+            start,
+            end,
+        )),
+        // The simple complex kernel on a zero imaginary part is exact in the imaginary
+        // part (0·x = 0 and 0 + 0 = 0), so it serves the real case too.
+        _ => c64_simple::<A>(s, bits, start, end),
+    }
 }
 
-fn has_avx2_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+/// Block tables of the kernel in use (empty when not needed).
+struct Tables {
+    d4: (Vec<f64>, Vec<f64>),
+    d8: (Vec<f64>, Vec<f64>),
+}
+
+impl Tables {
+    fn new(s: &Split, kernel: Kernel) -> Tables {
+        Tables {
+            d4: if kernel == Kernel::Block4 {
+                s.block_table::<4>()
+            } else {
+                Default::default()
+            },
+            d8: if kernel == Kernel::Block8 {
+                s.block_table::<8>()
+            } else {
+                Default::default()
+            },
+        }
     }
 }
 
-fn c64_chunk<A: Accumulator>(s: &Split, bits: u32, start: u64, end: u64) -> [(f64, f64); 4] {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2_fma() {
-        // SAFETY: the CPU supports AVX2 and FMA (checked at run time just above).
-        return unsafe { c64_chunk_avx2::<A>(s, bits, start, end) };
-    }
-    c64_chunk_body::<A, false>(s, bits, start, end)
-}
-
-fn f64_chunk<A: Accumulator>(s: &Split, bits: u32, start: u64, end: u64) -> [(f64, f64); 2] {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2_fma() {
-        // SAFETY: the CPU supports AVX2 and FMA (checked at run time just above).
-        return unsafe { f64_chunk_avx2::<A>(s, bits, start, end) };
-    }
-    f64_chunk_body::<A>(s, bits, start, end)
-}
-
-/// S = Σ_g (−1)^|g| Π_i v_i(g) for a complex Gray-code sum.
-fn gray_sum_c64<A: Accumulator>(gs: &GraySum<Complex64>, opts: &PermOptions) -> Result<Complex64> {
-    let s = Split::new(gs, |z| z.re, |z| z.im);
-    let bits = gs.bits();
+/// S = Σ_g (−1)^|g| Π_i v_i(g) for a complex (or, with `real`, real) Gray-code sum.
+fn gray_sum<A: Accumulator>(
+    s: &Split,
+    bits: u32,
+    opts: &PermOptions,
+    real: bool,
+) -> Result<(f64, f64)> {
     let (len, count) = chunk_plan(bits, opts.chunks);
+    let cpu = cpu();
+    let kernel = pick_kernel(opts.kernel, len, cpu);
+    let tables = Tables::new(s, kernel);
     let parts = par_chunks(opts.threads, count, |c| {
-        c64_chunk::<A>(&s, bits, c * len, (c + 1) * len)
+        let (start, end) = (c * len, (c + 1) * len);
+        if real {
+            f64_chunk::<A>(s, &tables, kernel, cpu, bits, start, end)
+        } else {
+            c64_chunk::<A>(s, &tables, kernel, cpu, bits, start, end)
+        }
     })?;
     let (mut re, mut im) = (A::default(), A::default());
-    for p in &parts {
-        re.add_parts(p[0]);
-        im.add_parts(p[1]);
-        re.add_parts((-p[2].0, -p[2].1));
-        im.add_parts((-p[3].0, -p[3].1));
+    for chunk in &parts {
+        for p in chunk {
+            re.add_parts(p[0]);
+            im.add_parts(p[1]);
+        }
     }
-    Ok(Complex64::new(re.value(), im.value()))
+    Ok((re.value(), im.value()))
 }
 
-/// S = Σ_g (−1)^|g| Π_i v_i(g) for a real Gray-code sum.
+fn gray_sum_c64<A: Accumulator>(gs: &GraySum<Complex64>, opts: &PermOptions) -> Result<Complex64> {
+    let s = Split::new(gs, |z| z.re, |z| z.im);
+    let (re, im) = gray_sum::<A>(&s, gs.bits(), opts, false)?;
+    Ok(Complex64::new(re, im))
+}
+
 fn gray_sum_f64<A: Accumulator>(gs: &GraySum<f64>, opts: &PermOptions) -> Result<f64> {
     let s = Split::new(gs, |x| x, |_| 0.0);
-    let bits = gs.bits();
-    let (len, count) = chunk_plan(bits, opts.chunks);
-    let parts = par_chunks(opts.threads, count, |c| {
-        f64_chunk::<A>(&s, bits, c * len, (c + 1) * len)
-    })?;
-    let mut acc = A::default();
-    for p in &parts {
-        acc.add_parts(p[0]);
-        acc.add_parts((-p[1].0, -p[1].1));
-    }
-    Ok(acc.value())
+    Ok(gray_sum::<A>(&s, gs.bits(), opts, true)?.0)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -621,6 +876,7 @@ pub fn bench(sizes: &[usize], threads: &[usize]) -> Result<Vec<BenchRow>> {
                     accumulation: acc,
                     threads: t,
                     chunks: 0,
+                    kernel: Kernel::Auto,
                 };
                 let t0 = std::time::Instant::now();
                 let value = permanent_c64(&a, &opts)?;
