@@ -14,8 +14,9 @@ use num_bigint::BigInt;
 use num_complex::Complex64;
 use num_traits::{One, ToPrimitive, Zero};
 use pathtrack::linalg::permanent::{
-    permanent_brute, permanent_c64, permanent_exact, permanent_exact_with, permanent_f64,
-    Accumulation, Algorithm, ExactMethod, ExactOptions, Kernel, PermOptions,
+    permanent_brute, permanent_c64, permanent_exact, permanent_exact_gaussian,
+    permanent_exact_with, permanent_f64, Accumulation, Algorithm, ExactMethod, ExactOptions,
+    Kernel, PermOptions,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -259,6 +260,12 @@ fn complex_gaussian_integers_match_brute_force_within_bound() {
             exact.0 += t.0;
             exact.1 += t.1;
         });
+        let (gre, gim) = permanent_exact_gaussian(&re, &im, 2).unwrap();
+        assert_eq!(
+            (gre, gim),
+            (BigInt::from(exact.0), BigInt::from(exact.1)),
+            "n={n}"
+        );
         let exact = Complex64::new(exact.0 as f64, exact.1 as f64);
         let a = DMatrix::from_fn(n, n, |i, j| {
             Complex64::new(re[(i, j)] as f64, im[(i, j)] as f64)
@@ -304,6 +311,33 @@ fn complex_full_precision_within_bound_of_exact() {
         for o in all_float_options() {
             let c = permanent_c64(&a, &o).unwrap();
             let err = (c - exact).norm();
+            assert!(err <= bound(n, p, &o, true), "n={n} {o:?}: err {err:e}");
+        }
+    }
+}
+
+#[test]
+fn complex_random_entries_within_bound_of_exact_gaussian_permanent() {
+    // A = (B + iC)/2^52 with random 52-bit B, C (signed): perm(A) = perm(B + iC)/2^(52n),
+    // with perm(B + iC) from the exact Gaussian-integer engine (two residues per prime).
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    for n in [11usize, 13] {
+        let mut draw = || rng.random_range(-(1i64 << 52)..1i64 << 52);
+        let b = DMatrix::from_fn(n, n, |_, _| draw());
+        let c = DMatrix::from_fn(n, n, |_, _| draw());
+        let (er, ei) = permanent_exact_gaussian(&b, &c, 2).unwrap();
+        let scale = 2f64.powi(-52 * n as i32);
+        let exact = Complex64::new(er.to_f64().unwrap() * scale, ei.to_f64().unwrap() * scale);
+        let a = DMatrix::from_fn(n, n, |i, j| {
+            Complex64::new(
+                b[(i, j)] as f64 * 2f64.powi(-52),
+                c[(i, j)] as f64 * 2f64.powi(-52),
+            )
+        });
+        let p = row_abs_product_c(&a);
+        for o in all_float_options() {
+            let z = permanent_c64(&a, &o).unwrap();
+            let err = (z - exact).norm();
             assert!(err <= bound(n, p, &o, true), "n={n} {o:?}: err {err:e}");
         }
     }
@@ -439,5 +473,40 @@ fn bench_cpu() {
             std::fs::write(format!("{dir}/m{n}.txt"), s).unwrap();
         }
     }
-    pathtrack::linalg::permanent::bench(&sizes, &[1, 2]).unwrap();
+    let rows = pathtrack::linalg::permanent::bench(&sizes, &[1, 2]).unwrap();
+    // PERM_BENCH_EXACT=max_n: relative errors against the exact value (the bench entries
+    // are multiples of 2^-53, so perm(A) = perm(2^53·A)/2^(53n) exactly).
+    let max_exact: usize = std::env::var("PERM_BENCH_EXACT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    for &n in sizes.iter().filter(|&&n| n <= max_exact) {
+        let a = pathtrack::linalg::permanent::bench_matrix(n);
+        let to_int = |x: f64| {
+            let y = x * 2f64.powi(53);
+            assert_eq!(y, y.trunc());
+            y as i64
+        };
+        let (er, ei) =
+            permanent_exact_gaussian(&a.map(|z| to_int(z.re)), &a.map(|z| to_int(z.im)), 2)
+                .unwrap();
+        let scale = 2f64.powi(-53 * n as i32);
+        let exact = Complex64::new(er.to_f64().unwrap() * scale, ei.to_f64().unwrap() * scale);
+        println!("exact n={n}: {exact:.15e}");
+        for r in rows.iter().filter(|r| r.n == n) {
+            println!(
+                "  rel. error {:.2e}  ({} threads, {})",
+                (r.value - exact).norm() / exact.norm(),
+                r.threads,
+                r.kind
+            );
+        }
+        if let Ok(dir) = std::env::var("PERM_BENCH_DUMP") {
+            std::fs::write(
+                format!("{dir}/exact{n}.txt"),
+                format!("{:e} {:e}\n", exact.re, exact.im),
+            )
+            .unwrap();
+        }
+    }
 }

@@ -87,6 +87,88 @@ pub fn permanent_exact_with(a: &DMatrix<i64>, opts: &ExactOptions) -> Result<Big
     Ok(factor * perm)
 }
 
+/// Exact permanent of the Gaussian-integer matrix `re + i·im`, as (real part, imaginary
+/// part). Modulo primes p ≡ 1 (mod 4), Z[i]/(p) ≅ F_p × F_p through i ↦ ±s with s² ≡ −1,
+/// so each prime costs two Glynn sums mod p, of re + s·im and re − s·im, whose values X, Y
+/// give Re ≡ (X + Y)/2 and Im ≡ (X − Y)/(2s); both parts are bounded by
+/// Π_i Σ_j (|re_ij| + |im_ij|) and recovered by CRT.
+pub fn permanent_exact_gaussian(
+    re: &DMatrix<i64>,
+    im: &DMatrix<i64>,
+    threads: usize,
+) -> Result<(BigInt, BigInt)> {
+    let n = check_square(re, "exact Gaussian permanent")?;
+    if im.shape() != re.shape() {
+        return Err(crate::error::Error::Usage(format!(
+            "exact Gaussian permanent: real part {}×{}, imaginary part {}×{}",
+            re.nrows(),
+            re.ncols(),
+            im.nrows(),
+            im.ncols()
+        )));
+    }
+    if n == 0 {
+        return Ok((BigInt::one(), BigInt::zero()));
+    }
+    let bound: BigUint = (0..n)
+        .map(|i| {
+            BigUint::from(
+                (0..n)
+                    .map(|j| re[(i, j)].unsigned_abs() as u128 + im[(i, j)].unsigned_abs() as u128)
+                    .sum::<u128>(),
+            )
+        })
+        .product();
+    let k = (bound.bits() as usize + 2).div_ceil(61);
+    let primes = primes_below_2_62_where(k, |p| p % 4 == 1);
+    let opts = ExactOptions {
+        threads,
+        ..Default::default()
+    };
+    let (mut res_re, mut res_im) = (Vec::with_capacity(k), Vec::with_capacity(k));
+    for &p in &primes {
+        let ring = Mont::new(p);
+        let s = sqrt_minus_one(p);
+        let glynn_mod = |sign: u64| -> Result<u64> {
+            // Entries (re ± s·im) mod p, as integers in [0, p).
+            let sm = if sign == 0 { s } else { p - s };
+            let entry = |i: usize, j: usize| {
+                let r = (re[(i, j)] as i128).rem_euclid(p as i128) as u64;
+                let t = (im[(i, j)] as i128).rem_euclid(p as i128) as u64;
+                ((r as u128 + mulmod(sm, t, p) as u128) % p as u128) as i128
+            };
+            let gs = glynn::setup(n, entry, 0i128);
+            let v0: Vec<u64> = gs.v0.iter().map(|&x| ring.to_mont(x)).collect();
+            let cols: Vec<Vec<u64>> = gs
+                .cols
+                .iter()
+                .map(|c| c.iter().map(|&x| ring.to_mont(x)).collect())
+                .collect();
+            let sum = ring_sum(&ring, &v0, &cols, &opts)?;
+            let inv2 = ring.pow(ring.to_mont(2), p - 2);
+            Ok(ring.from_mont(ring.mul(sum, ring.pow(inv2, n as u64 - 1))))
+        };
+        let (x, y) = (glynn_mod(0)?, glynn_mod(1)?);
+        let inv2 = modinv(2, p);
+        let sum = (x as u128 + y as u128) % p as u128;
+        let diff = (x as u128 + p as u128 - y as u128) % p as u128;
+        res_re.push(mulmod(sum as u64, inv2, p));
+        res_im.push(mulmod(mulmod(diff as u64, inv2, p), modinv(s, p), p));
+    }
+    Ok((
+        crt_symmetric(&res_re, &primes),
+        crt_symmetric(&res_im, &primes),
+    ))
+}
+
+/// A square root of −1 modulo a prime p ≡ 1 (mod 4): z^((p−1)/4) for a non-residue z.
+fn sqrt_minus_one(p: u64) -> u64 {
+    (2..)
+        .find(|&z| powmod(z, (p - 1) / 2, p) == p - 1)
+        .map(|z| powmod(z, (p - 1) / 4, p))
+        .unwrap_or(0)
+}
+
 /// A commutative ring for the Gray-code kernel.
 trait Ring: Sync {
     type E: Copy + Send + Sync;
@@ -387,10 +469,15 @@ pub(crate) fn is_prime_u64(n: u64) -> bool {
 
 /// The k largest primes below 2^62, in decreasing order.
 pub(crate) fn primes_below_2_62(k: usize) -> Vec<u64> {
+    primes_below_2_62_where(k, |_| true)
+}
+
+/// The k largest primes below 2^62 with property `keep`, in decreasing order.
+fn primes_below_2_62_where(k: usize, keep: impl Fn(u64) -> bool) -> Vec<u64> {
     let mut out = Vec::with_capacity(k);
     let mut c = (1u64 << 62) - 1;
     while out.len() < k {
-        if is_prime_u64(c) {
+        if keep(c) && is_prime_u64(c) {
             out.push(c);
         }
         c -= 2;

@@ -30,7 +30,9 @@ mod glynn;
 mod ryser;
 
 pub use accumulate::Accumulation;
-pub use exact::{permanent_exact, permanent_exact_with, ExactMethod, ExactOptions};
+pub use exact::{
+    permanent_exact, permanent_exact_gaussian, permanent_exact_with, ExactMethod, ExactOptions,
+};
 
 use crate::error::{Error, Result};
 use accumulate::{Accumulator, DoubleDouble, Kahan, LaneAccumulator, Plain};
@@ -849,12 +851,35 @@ pub fn bench_matrix(n: usize) -> DMatrix<Complex64> {
     })
 }
 
+/// User + system CPU time of this process (all threads) from /proc/self/stat, assuming
+/// the usual 100 ticks per second; NaN where unavailable.
+pub fn process_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
+    let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+        return f64::NAN;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    match (
+        f.get(11).and_then(|x| x.parse::<f64>().ok()),
+        f.get(12).and_then(|x| x.parse::<f64>().ok()),
+    ) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => f64::NAN,
+    }
+}
+
 /// One line of the bench table.
 #[derive(Clone, Debug)]
 pub struct BenchRow {
     pub n: usize,
     pub threads: usize,
     pub seconds: f64,
+    /// Process CPU time (user + system, all threads; Linux /proc, 10 ms ticks), NaN
+    /// elsewhere: less sensitive than `seconds` to other load on a shared machine.
+    pub cpu_seconds: f64,
     pub kind: String,
     pub value: Complex64,
 }
@@ -864,8 +889,8 @@ pub struct BenchRow {
 pub fn bench(sizes: &[usize], threads: &[usize]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
     println!(
-        "{:>3} {:>7} {:>10}  {:<22} {}",
-        "n", "threads", "seconds", "type", "value"
+        "{:>3} {:>7} {:>10} {:>10}  {:<22} {}",
+        "n", "threads", "seconds", "cpu_s", "type", "value"
     );
     for &n in sizes {
         let a = bench_matrix(n);
@@ -878,15 +903,20 @@ pub fn bench(sizes: &[usize], threads: &[usize]) -> Result<Vec<BenchRow>> {
                     chunks: 0,
                     kernel: Kernel::Auto,
                 };
+                let c0 = process_cpu_seconds();
                 let t0 = std::time::Instant::now();
                 let value = permanent_c64(&a, &opts)?;
                 let seconds = t0.elapsed().as_secs_f64();
+                let cpu_seconds = process_cpu_seconds() - c0;
                 let kind = format!("c64 glynn {acc:?}");
-                println!("{n:>3} {t:>7} {seconds:>10.4}  {kind:<22} {value:.12e}");
+                println!(
+                    "{n:>3} {t:>7} {seconds:>10.4} {cpu_seconds:>10.2}  {kind:<22} {value:.12e}"
+                );
                 rows.push(BenchRow {
                     n,
                     threads: t,
                     seconds,
+                    cpu_seconds,
                     kind,
                     value,
                 });
