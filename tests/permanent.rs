@@ -490,8 +490,10 @@ fn bench_cpu() {
         let (er, ei) =
             permanent_exact_gaussian(&a.map(|z| to_int(z.re)), &a.map(|z| to_int(z.im)), 2)
                 .unwrap();
-        let scale = 2f64.powi(-53 * n as i32);
-        let exact = Complex64::new(er.to_f64().unwrap() * scale, ei.to_f64().unwrap() * scale);
+        let exact = Complex64::new(
+            scaled_f64(&er, -53 * n as i64),
+            scaled_f64(&ei, -53 * n as i64),
+        );
         println!("exact n={n}: {exact:.15e}");
         for r in rows.iter().filter(|r| r.n == n) {
             println!(
@@ -507,6 +509,38 @@ fn bench_cpu() {
                 format!("{:e} {:e}\n", exact.re, exact.im),
             )
             .unwrap();
+        }
+    }
+}
+
+/// x·2^e as f64 for big x (x itself may exceed the f64 range); relative error ~2^-53.
+fn scaled_f64(x: &BigInt, e: i64) -> f64 {
+    let sh = x.bits().saturating_sub(100);
+    (x >> sh).to_f64().unwrap() * 2f64.powi((sh as i64 + e) as i32)
+}
+
+/// Kernel comparison on one thread (CPU seconds): `cargo test --release --test permanent
+/// bench_kernels -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_kernels() {
+    use pathtrack::linalg::permanent::{bench_matrix, process_cpu_seconds};
+    for n in [22usize, 24] {
+        let a = bench_matrix(n);
+        for kernel in [Kernel::Simple, Kernel::Block4, Kernel::Block8] {
+            for accumulation in [Accumulation::Plain, Accumulation::DoubleDouble] {
+                let o = PermOptions {
+                    accumulation,
+                    kernel,
+                    ..Default::default()
+                };
+                let c0 = process_cpu_seconds();
+                let v = permanent_c64(&a, &o).unwrap();
+                println!(
+                    "n={n} {kernel:?} {accumulation:?}: {:.2} cpu s  {v:.12e}",
+                    process_cpu_seconds() - c0
+                );
+            }
         }
     }
 }

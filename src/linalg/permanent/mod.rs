@@ -885,7 +885,8 @@ pub struct BenchRow {
 }
 
 /// Times the complex permanent of [`bench_matrix`]`(n)` for each size and thread count
-/// (Glynn, plain and double-double accumulation) and prints a table to stdout.
+/// (Glynn; plain and double-double accumulation; on one thread also the simple
+/// one-code-at-a-time kernel) and prints a table to stdout.
 pub fn bench(sizes: &[usize], threads: &[usize]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
     println!(
@@ -895,20 +896,31 @@ pub fn bench(sizes: &[usize], threads: &[usize]) -> Result<Vec<BenchRow>> {
     for &n in sizes {
         let a = bench_matrix(n);
         for &t in threads {
-            for acc in [Accumulation::Plain, Accumulation::DoubleDouble] {
+            let mut variants = vec![
+                (Accumulation::Plain, Kernel::Auto),
+                (Accumulation::DoubleDouble, Kernel::Auto),
+            ];
+            if t == 1 {
+                // The one-code-at-a-time kernel, for comparison.
+                variants.push((Accumulation::Plain, Kernel::Simple));
+            }
+            for (acc, kernel) in variants {
                 let opts = PermOptions {
                     algorithm: Algorithm::Glynn,
                     accumulation: acc,
                     threads: t,
                     chunks: 0,
-                    kernel: Kernel::Auto,
+                    kernel,
                 };
                 let c0 = process_cpu_seconds();
                 let t0 = std::time::Instant::now();
                 let value = permanent_c64(&a, &opts)?;
                 let seconds = t0.elapsed().as_secs_f64();
                 let cpu_seconds = process_cpu_seconds() - c0;
-                let kind = format!("c64 glynn {acc:?}");
+                let kind = match kernel {
+                    Kernel::Auto => format!("c64 glynn {acc:?}"),
+                    k => format!("c64 glynn {acc:?} {k:?}"),
+                };
                 println!(
                     "{n:>3} {t:>7} {seconds:>10.4} {cpu_seconds:>10.2}  {kind:<22} {value:.12e}"
                 );
