@@ -137,6 +137,17 @@ fn local_search_beyond_ten_variables_finds_the_bilinear_split() {
         assert_eq!(count, BigUint::from(want), "({k1},{k2})");
         assert!(same_partition(&best, &part), "({k1},{k2}) best {best:?}");
     }
+    // Nash systems beyond the exhaustive range: the derangement numbers D(n).
+    let mut d = (1u64, 0u64); // D(1) = 0, D(0) = 1 as (D(n-2), D(n-1))
+    for n in 2..=12usize {
+        d = (d.1, (n as u64 - 1) * (d.0 + d.1));
+        if n >= 11 {
+            let sys = nash_system(&mut rng, n);
+            let (_, count) = best_partition(&sys).unwrap();
+            assert_eq!(count, BigUint::from(d.1), "Nash n = {n}");
+        }
+    }
+    assert_eq!(d.1, 176_214_841); // D(12)
 }
 
 /// (A − λI)v = 0, c·v = 1 in variables v_0..v_(n−1), λ.
@@ -457,4 +468,23 @@ fn linear_product_start_points_are_distinct_roots() {
     // Coefficient of α²β in (2α+β)(α+2β)(3α) = 3α·(2α² + 5αβ + 2β²) → 15.
     assert_eq!(mhom_bezout(&sys, &part).unwrap(), BigUint::from(15u8));
     check_start_system(&sys, &part, 5);
+}
+
+/// Timing of the exhaustive search (n = 10, Bell(10) = 115975 partitions):
+/// `cargo test --release --test mhom_bezout bench_best_partition -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_best_partition() {
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    for (k1, k2) in [(5, 5), (6, 6), (10, 10)] {
+        let (sys, _) = bilinear(&mut rng, k1, k2);
+        let t0 = std::time::Instant::now();
+        let (best, count) = best_partition(&sys).unwrap();
+        println!(
+            "bilinear ({k1},{k2}), n = {}: {count} in {:.3} s, {}",
+            k1 + k2,
+            t0.elapsed().as_secs_f64(),
+            best.display(&sys.variables)
+        );
+    }
 }

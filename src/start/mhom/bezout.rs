@@ -36,7 +36,8 @@ pub const EXHAUSTIVE_MAX_N: usize = 10;
 #[derive(Clone, Debug)]
 pub struct DegreeTable {
     pub n: usize,
-    /// `terms[i]` = exponent vectors of equation i.
+    /// `terms[i]` = the exponent vectors of equation i that are maximal for the
+    /// componentwise order (a dominated vector never gives a larger group degree).
     pub terms: Vec<Vec<Vec<u32>>>,
 }
 
@@ -80,7 +81,7 @@ impl DegreeTable {
                 }
                 ts.push(t.exponents.iter().map(|&a| a as u32).collect());
             }
-            terms.push(ts);
+            terms.push(maximal_terms(ts));
         }
         Ok(DegreeTable { n, terms })
     }
@@ -109,6 +110,21 @@ impl DegreeTable {
         let (label, m) = partition.labels(self.n);
         self.degrees_by_label(&label, m)
     }
+}
+
+/// Drops exponent vectors dominated componentwise by another one (and duplicates).
+fn maximal_terms(mut ts: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
+    ts.sort();
+    ts.dedup();
+    let dominated = |a: &Vec<u32>, b: &Vec<u32>| a != b && a.iter().zip(b).all(|(x, y)| x <= y);
+    let keep: Vec<bool> = ts
+        .iter()
+        .map(|a| !ts.iter().any(|b| dominated(a, b)))
+        .collect();
+    ts.into_iter()
+        .zip(keep)
+        .filter_map(|(t, k)| k.then_some(t))
+        .collect()
 }
 
 /// The degree matrix d_ij of `system` for `partition` (n × m).
@@ -256,13 +272,39 @@ pub fn mhom_bezout_permanent(d: &[Vec<u32>], sizes: &[usize]) -> Result<BigUint>
 }
 
 /// Evaluates a labelled partition fast (u128 DP, `None` if too large or overflowing).
-fn eval_labels(table: &DegreeTable, label: &[usize], m: usize) -> Option<u128> {
+/// `Some(count)` if the partition's count is below `bar` (or there is no bar), `None`
+/// when it is not (or overflows u128). A greedy assignment of equations to groups gives a
+/// lower bound Π_i d_(i,σ(i)) ≤ count that skips the DP for hopeless partitions.
+fn eval_labels(table: &DegreeTable, label: &[usize], m: usize, bar: Option<u128>) -> Option<u128> {
     let mut sizes = vec![0usize; m];
     for &g in label {
         sizes[g] += 1;
     }
     let d = table.degrees_by_label(label, m);
-    coefficient_dp_u128(&d, &sizes)
+    if let Some(bar) = bar {
+        if greedy_lower_bound(&d, &sizes) >= bar {
+            return None;
+        }
+    }
+    coefficient_dp_u128(&d, &sizes).filter(|&c| bar.is_none_or(|b| c < b))
+}
+
+/// Π_i d_(i,σ(i)) for the assignment σ that gives each equation, in order, the group of
+/// largest degree among those with room left: one term of the sum, so ≤ the count.
+fn greedy_lower_bound(d: &[Vec<u32>], sizes: &[usize]) -> u128 {
+    let mut left = sizes.to_vec();
+    let mut prod: u128 = 1;
+    for row in d {
+        let Some(j) = (0..left.len())
+            .filter(|&j| left[j] > 0)
+            .max_by_key(|&j| row[j])
+        else {
+            return 0;
+        };
+        left[j] -= 1;
+        prod = prod.saturating_mul(row[j] as u128);
+    }
+    prod
 }
 
 /// The partition with the smallest m-hom Bézout number, and that number.
@@ -271,11 +313,16 @@ fn eval_labels(table: &DegreeTable, label: &[usize], m: usize) -> Option<u128> {
 ///   (the first minimum wins, so ties favour fewer groups found earlier, starting with the
 ///   1-homogeneous partition).
 /// - n > [`EXHAUSTIVE_MAX_N`]: steepest-descent local search from the 1-homogeneous
-///   partition, the n-homogeneous one (when its 2^n-state count is affordable) and 8
-///   random partitions from a fixed seed (deterministic). A move takes one variable to
-///   another group or to a new group of its own, or merges two groups; the best improving
-///   move is applied until none improves. Partitions whose count needs more than 2^20 DP
-///   states are skipped. The result is an upper bound on the optimum, not a certificate.
+///   partition, a greedy colouring of the "variables in a common term" graph (groups of
+///   variables that never multiply each other), the n-homogeneous partition (n ≤ 14) and
+///   8 random partitions from a fixed seed
+///   (deterministic). A move takes one variable to another group or to a new group of its
+///   own, or merges two groups; the best improving move is applied until none improves.
+///   Partitions whose count needs more than 2^14 DP states are skipped. The result is an
+///   upper bound on the optimum, not a certificate.
+///
+/// Both skip the DP of a candidate when a greedy assignment already reaches the best
+/// count so far (a lower bound: one term of the sum).
 pub fn best_partition(system: &System) -> Result<(Partition, BigUint)> {
     let table = DegreeTable::new(system)?;
     let n = table.n;
@@ -304,10 +351,8 @@ fn exhaustive(table: &DegreeTable) -> Option<(Vec<usize>, usize, u128)> {
     let mut best: Option<(Vec<usize>, usize, u128)> = None;
     loop {
         let m = a.iter().max().map_or(0, |&x| x + 1);
-        if let Some(c) = eval_labels(table, &a, m) {
-            if best.as_ref().is_none_or(|b| c < b.2) {
-                best = Some((a.clone(), m, c));
-            }
+        if let Some(c) = eval_labels(table, &a, m, best.as_ref().map(|b| b.2)) {
+            best = Some((a.clone(), m, c));
         }
         if !next_rgs(&mut a) {
             return best;
@@ -347,7 +392,7 @@ fn normalize(label: &mut [usize]) -> usize {
     m
 }
 
-const LOCAL_MAX_STATES: usize = 1 << 20;
+const LOCAL_MAX_STATES: usize = 1 << 14;
 
 fn affordable(label: &[usize], m: usize) -> bool {
     let mut sizes = vec![0usize; m];
@@ -360,6 +405,34 @@ fn affordable(label: &[usize], m: usize) -> bool {
         .is_some_and(|s| s <= LOCAL_MAX_STATES)
 }
 
+/// Greedy colouring of the "appear in a common term" graph (an edge v–w when some term
+/// has positive exponents of both): each colour class is a group whose variables never
+/// multiply each other, the classical seed for linear-product partitions (bilinear
+/// systems give the x/y split).
+fn coloring_start(table: &DegreeTable) -> Vec<usize> {
+    let n = table.n;
+    let mut adj = vec![vec![false; n]; n];
+    for ts in &table.terms {
+        for t in ts {
+            let support: Vec<usize> = (0..n).filter(|&v| t[v] > 0).collect();
+            for &v in &support {
+                for &w in &support {
+                    adj[v][w] |= v != w;
+                }
+            }
+        }
+    }
+    let mut color = vec![usize::MAX; n];
+    for v in 0..n {
+        let mut c = 0;
+        while (0..n).any(|w| adj[v][w] && color[w] == c) {
+            c += 1;
+        }
+        color[v] = c;
+    }
+    color
+}
+
 fn local_search(
     table: &DegreeTable,
     restarts: usize,
@@ -368,8 +441,8 @@ fn local_search(
     use rand::{Rng, SeedableRng};
     let n = table.n;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut starts: Vec<Vec<usize>> = vec![vec![0; n]];
-    if n <= 20 {
+    let mut starts: Vec<Vec<usize>> = vec![vec![0; n], coloring_start(table)];
+    if n <= 14 {
         starts.push((0..n).collect());
     }
     for _ in 0..restarts {
@@ -382,7 +455,7 @@ fn local_search(
         if !affordable(&cur, m) {
             continue;
         }
-        let Some(mut value) = eval_labels(table, &cur, m) else {
+        let Some(mut value) = eval_labels(table, &cur, m, None) else {
             continue;
         };
         loop {
@@ -392,11 +465,9 @@ fn local_search(
                 if !affordable(&cand, cm) {
                     return;
                 }
-                if let Some(c) = eval_labels(table, &cand, cm) {
-                    let bar = best_move.as_ref().map_or(value, |b| b.2);
-                    if c < bar {
-                        best_move = Some((cand, cm, c));
-                    }
+                let bar = best_move.as_ref().map_or(value, |b| b.2);
+                if let Some(c) = eval_labels(table, &cand, cm, Some(bar)) {
+                    best_move = Some((cand, cm, c));
                 }
             };
             for v in 0..n {
