@@ -39,6 +39,8 @@ pub struct DegreeTable {
     /// `terms[i]` = the exponent vectors of equation i that are maximal for the
     /// componentwise order (a dominated vector never gives a larger group degree).
     pub terms: Vec<Vec<Vec<u32>>>,
+    /// The same terms as sparse lists (variable, exponent > 0), for fast degree matrices.
+    sparse: Vec<Vec<Vec<(usize, u32)>>>,
 }
 
 impl DegreeTable {
@@ -83,7 +85,21 @@ impl DegreeTable {
             }
             terms.push(maximal_terms(ts));
         }
-        Ok(DegreeTable { n, terms })
+        let sparse = terms
+            .iter()
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| {
+                        t.iter()
+                            .enumerate()
+                            .filter(|&(_, &a)| a > 0)
+                            .map(|(v, &a)| (v, a))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(DegreeTable { n, terms, sparse })
     }
 
     /// Degree matrix d_ij for group labels `label[v]` ∈ [0, m): d_ij = max over the terms
@@ -91,14 +107,19 @@ impl DegreeTable {
     pub fn degrees_by_label(&self, label: &[usize], m: usize) -> Vec<Vec<u32>> {
         let mut d = vec![vec![0u32; m]; self.n];
         let mut sums = vec![0u32; m];
-        for (i, ts) in self.terms.iter().enumerate() {
+        for (i, ts) in self.sparse.iter().enumerate() {
+            let row = &mut d[i];
             for t in ts {
-                sums.iter_mut().for_each(|s| *s = 0);
-                for (v, &a) in t.iter().enumerate() {
+                // Only the groups of the term's support get a nonzero sum.
+                for &(v, a) in t {
                     sums[label[v]] += a;
                 }
-                for j in 0..m {
-                    d[i][j] = d[i][j].max(sums[j]);
+                for &(v, _) in t {
+                    let g = label[v];
+                    row[g] = row[g].max(sums[g]);
+                }
+                for &(v, _) in t {
+                    sums[label[v]] = 0;
                 }
             }
         }
