@@ -37,6 +37,7 @@ fn dense_multidegree(
 ) -> Polynomial {
     let mut terms = Vec::new();
     let mut e = vec![0i32; n];
+    #[allow(clippy::too_many_arguments)]
     fn rec(
         rng: &mut ChaCha8Rng,
         groups: &[Vec<usize>],

@@ -143,6 +143,8 @@ pub struct PlainLanes<const W: usize> {
     s: [f64; W],
 }
 
+// Indexed lane loops on purpose: they compile to SIMD instructions.
+#[allow(clippy::needless_range_loop)]
 impl<const W: usize> LaneAccumulator<W> for PlainLanes<W> {
     fn new() -> Self {
         PlainLanes { s: [0.0; W] }
@@ -165,6 +167,8 @@ pub struct KahanLanes<const W: usize> {
     c: [f64; W],
 }
 
+// Indexed lane loops on purpose: they compile to SIMD instructions.
+#[allow(clippy::needless_range_loop)]
 impl<const W: usize> LaneAccumulator<W> for KahanLanes<W> {
     fn new() -> Self {
         KahanLanes {
@@ -193,6 +197,8 @@ pub struct DoubleDoubleLanes<const W: usize> {
     lo: [f64; W],
 }
 
+// Indexed lane loops on purpose: they compile to SIMD instructions.
+#[allow(clippy::needless_range_loop)]
 impl<const W: usize> LaneAccumulator<W> for DoubleDoubleLanes<W> {
     fn new() -> Self {
         DoubleDoubleLanes {

@@ -146,7 +146,7 @@ pub fn permanent_exact_gaussian(
                 .collect();
             let sum = ring_sum(&ring, &v0, &cols, &opts)?;
             let inv2 = ring.pow(ring.to_mont(2), p - 2);
-            Ok(ring.from_mont(ring.mul(sum, ring.pow(inv2, n as u64 - 1))))
+            Ok(ring.to_plain(ring.mul(sum, ring.pow(inv2, n as u64 - 1))))
         };
         let (x, y) = (glynn_mod(0)?, glynn_mod(1)?);
         let inv2 = modinv(2, p);
@@ -314,7 +314,7 @@ impl Mont {
         let r = x.rem_euclid(self.p as i128) as u64;
         self.redc(r as u128 * self.r2 as u128)
     }
-    fn from_mont(&self, x: u64) -> u64 {
+    fn to_plain(&self, x: u64) -> u64 {
         self.redc(x as u128)
     }
     fn pow(&self, mut base: u64, mut e: u64) -> u64 {
@@ -390,7 +390,7 @@ fn perm_modular(gs: &GraySum<i128>, opts: &ExactOptions, bound: &BigUint) -> Res
                 }
             }
         };
-        residues.push(ring.from_mont(perm));
+        residues.push(ring.to_plain(perm));
     }
     Ok(crt_symmetric(&residues, &primes))
 }
@@ -509,11 +509,11 @@ mod tests {
             for &b in &xs {
                 let ea = a.rem_euclid(p as i128) as u128;
                 let eb = b.rem_euclid(p as i128) as u128;
-                let prod = r.from_mont(r.mul(r.to_mont(a), r.to_mont(b)));
+                let prod = r.to_plain(r.mul(r.to_mont(a), r.to_mont(b)));
                 assert_eq!(prod as u128, ea * eb % p as u128);
-                let sum = r.from_mont(r.add(r.to_mont(a), r.to_mont(b)));
+                let sum = r.to_plain(r.add(r.to_mont(a), r.to_mont(b)));
                 assert_eq!(sum as u128, (ea + eb) % p as u128);
-                let diff = r.from_mont(r.sub(r.to_mont(a), r.to_mont(b)));
+                let diff = r.to_plain(r.sub(r.to_mont(a), r.to_mont(b)));
                 assert_eq!(diff as u128, (ea + p as u128 - eb) % p as u128);
             }
         }

@@ -890,8 +890,8 @@ pub struct BenchRow {
 pub fn bench(sizes: &[usize], threads: &[usize]) -> Result<Vec<BenchRow>> {
     let mut rows = Vec::new();
     println!(
-        "{:>3} {:>7} {:>10} {:>10}  {:<22} {}",
-        "n", "threads", "seconds", "cpu_s", "type", "value"
+        "{:>3} {:>7} {:>10} {:>10}  {:<22} value",
+        "n", "threads", "seconds", "cpu_s", "type"
     );
     for &n in sizes {
         let a = bench_matrix(n);
