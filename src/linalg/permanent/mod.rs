@@ -20,9 +20,10 @@
 //!
 //! Element types: `f64` and `Complex64` ([`permanent_f64`], [`permanent_c64`], with the
 //! accumulation of [`Accumulation`]) and exact integers ([`exact::permanent_exact`]).
-//! The float kernels keep v in split real/imaginary arrays padded to a multiple of
-//! [`LANES`] and multiply [`LANES`] interleaved partial products, so the compiler emits
-//! SIMD code; on x86-64 an AVX2+FMA copy is selected at run time.
+//! The float kernels evaluate blocks of W = 4 or 8 consecutive codes at once, one code
+//! per SIMD lane, each product split into 4 interleaved partial products over the rows
+//! (see [`Kernel`] and the comment above the kernels); on x86-64 AVX-512 / AVX2+FMA
+//! copies are selected at run time. Rows are padded to a multiple of [`LANES`].
 
 pub mod accumulate;
 pub mod exact;
@@ -42,7 +43,7 @@ use num_complex::Complex64;
 /// Largest supported order (2^59 terms is far beyond any feasible run anyway).
 pub const MAX_N: usize = 60;
 
-/// Interleaved partial products in the float kernels (SIMD width in f64 for AVX2).
+/// Row padding of the float kernels (= the number of interleaved partial products).
 pub const LANES: usize = 4;
 
 /// Which formula evaluates the permanent.
