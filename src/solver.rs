@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::post::{Endpoint, Refiner};
 use crate::report::{Summary, Tally};
 use crate::start::polyhedral::{self, start::Polyhedral};
+use crate::start::mhom::homotopy::MhomStart;
 use crate::start::total_degree::TotalDegree;
 use crate::system::System;
 use crate::track::{track_all, StartPoint, TrackerOptions};
@@ -21,6 +22,8 @@ pub enum StartKind {
     Polyhedral,
     /// γ(1−t)(x_k^{d_k} − 1) + t F.
     TotalDegree,
+    /// γ(1−t)G + tF with the linear-product start system G of a variable partition.
+    Mhom,
 }
 
 impl StartKind {
@@ -28,6 +31,7 @@ impl StartKind {
         match self {
             StartKind::Polyhedral => "polyhedral",
             StartKind::TotalDegree => "total-degree",
+            StartKind::Mhom => "mhom",
         }
     }
 }
@@ -44,6 +48,8 @@ pub struct SolveOptions {
     pub torus: bool,
     /// Threads for the mixed-cell counts (0: all cores).
     pub threads: usize,
+    /// m-hom start: the variable partition (the best one found when `None`).
+    pub partition: Option<crate::start::mhom::Partition>,
 }
 
 impl Default for SolveOptions {
@@ -55,6 +61,7 @@ impl Default for SolveOptions {
             tau_start: -16.0,
             torus: false,
             threads: 0,
+            partition: None,
         }
     }
 }
@@ -121,6 +128,16 @@ pub fn solve(
             let paths = poly.paths;
             (Start::Poly(poly), paths)
         }
+        StartKind::Mhom => {
+            let m = MhomStart::new(system, opts.partition.as_ref(), &mut rng)?;
+            let count = m.start.count();
+            root_counts.insert("mhom_bezout".into(), json!(count));
+            root_counts.insert(
+                "partition".into(),
+                json!(m.start.partition().display(&system.variables)),
+            );
+            (Start::Mhom(m), count)
+        }
     };
     obs.total(paths);
     backend.set_homotopy(start.homotopy())?;
@@ -184,6 +201,7 @@ pub const RECOVERY_ROUNDS: u8 = 2;
 enum Start {
     Td(TotalDegree),
     Poly(Arc<Polyhedral>),
+    Mhom(MhomStart),
 }
 
 impl Start {
@@ -191,6 +209,7 @@ impl Start {
         match self {
             Start::Td(td) => &td.homotopy,
             Start::Poly(p) => &p.homotopy,
+            Start::Mhom(m) => &m.homotopy,
         }
     }
 
@@ -217,6 +236,23 @@ impl Start {
                     Some(ids) => Box::new(ids.iter().map(|&i| point(i))),
                 };
                 track_all(backend, &td.homotopy, tracker, &mut starts, on_end)?;
+            }
+            Start::Mhom(m) => {
+                let wanted = |i: u64| only.as_ref().is_none_or(|ids| ids.binary_search(&i).is_ok());
+                let mut starts = m
+                    .start
+                    .start_points()
+                    .enumerate()
+                    .map(|(i, x)| (i as u64, x))
+                    .filter(|(i, _)| wanted(*i))
+                    .map(|(i, x)| StartPoint {
+                        path: i,
+                        y: MhomStart::homogeneous(&x),
+                        tau: tau_start,
+                        log: false,
+                        lifts: None,
+                    });
+                track_all(backend, &m.homotopy, tracker, &mut starts, on_end)?;
             }
             Start::Poly(poly) => {
                 let mut starts = poly.start_points(only);

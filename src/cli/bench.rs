@@ -30,6 +30,20 @@ pub enum BenchWhat {
         #[arg(long, value_enum, default_value = "polyhedral")]
         start: crate::solver::StartKind,
     },
+    /// Row reduction over Z/p (see docs/rref.md).
+    Rref {
+        #[arg(long, default_value_t = 1000)]
+        n: usize,
+        #[arg(long, default_value_t = 2147483647)]
+        prime: u64,
+    },
+    /// Complex permanents of dense random matrices (see docs/permanent.md).
+    Perm {
+        #[arg(long, value_delimiter = ',', default_values_t = [20usize, 22, 24])]
+        n: Vec<usize>,
+        #[arg(long, value_delimiter = ',', default_values_t = [1usize])]
+        threads: Vec<usize>,
+    },
     /// The evaluator alone: extended Jacobians of p points per call.
     Eval {
         #[arg(default_values_t = ["katsura10".to_string(), "noon7".to_string(), "cyclic7".to_string()])]
@@ -71,6 +85,8 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             p,
             threads,
         } => bench_eval(systems, p, *threads),
+        BenchWhat::Rref { n, prime } => super::rref::bench(*n, *prime).map(|_| 0),
+        BenchWhat::Perm { n, threads } => crate::linalg::permanent::bench(n, threads).map(|_| 0),
     }
 }
 

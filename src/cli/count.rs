@@ -1,6 +1,7 @@
 //! `pathtrack count SYSTEM [--json]`: root counts without tracking.
 
 use crate::error::{Error, Result};
+use crate::start::mhom;
 use crate::start::polyhedral::{self, Supports};
 use clap::Args;
 use serde_json::{json, Map, Value};
@@ -18,6 +19,10 @@ pub struct CountArgs {
     /// Threads for the mixed-cell enumeration (0: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Evaluate the m-hom Bézout number of this partition, e.g. "{x y}{z}", instead of
+    /// searching the best one.
+    #[arg(long)]
+    pub partition: Option<String>,
 }
 
 /// The root counts of a system as a JSON object.
@@ -25,6 +30,7 @@ pub fn root_counts(
     system: &crate::system::System,
     seed: u64,
     threads: usize,
+    partition: Option<&str>,
 ) -> Result<Map<String, Value>> {
     let clock = std::time::Instant::now();
     let mut m = Map::new();
@@ -45,13 +51,25 @@ pub fn root_counts(
         m.insert("stable_mixed_volume".into(), json!(stable.stable_volume));
     }
     m.insert("mixed_cells".into(), json!(torus.cells));
+    if !system.equations.iter().any(|f| f.is_laurent()) {
+        let (part, count) = match partition {
+            Some(p) => {
+                let p = mhom::Partition::parse(p, &system.variables)?;
+                let c = mhom::mhom_bezout(system, &p)?;
+                (p, c)
+            }
+            None => mhom::best_partition(system)?,
+        };
+        m.insert("mhom_bezout".into(), json!(count.to_string().parse::<u128>().ok()));
+        m.insert("partition".into(), json!(part.display(&system.variables)));
+    }
     m.insert("seconds".into(), json!(clock.elapsed().as_secs_f64()));
     Ok(m)
 }
 
 pub fn run(a: &CountArgs) -> Result<i32> {
     let system = crate::system::load(&a.file)?;
-    let m = root_counts(&system, a.seed, a.threads)?;
+    let m = root_counts(&system, a.seed, a.threads, a.partition.as_deref())?;
     if a.json {
         println!(
             "{}",

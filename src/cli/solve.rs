@@ -24,6 +24,9 @@ pub struct SolveArgs {
     /// Polyhedral start: solutions in (C*)^n only (no constant terms added to the supports).
     #[arg(long)]
     pub torus: bool,
+    /// m-hom start: the variable partition, e.g. "{x y}{z}" (default: the best found).
+    #[arg(long)]
+    pub partition: Option<String>,
     /// Seed of every random choice (γ, lifting, patch): the same seed gives the same run.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -49,7 +52,12 @@ pub struct SolveArgs {
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
     let system = crate::system::load(&a.file)?;
+    let partition = match &a.partition {
+        Some(p) => Some(crate::start::mhom::Partition::parse(p, &system.variables)?),
+        None => None,
+    };
     let mut opts = SolveOptions {
+        partition,
         start: a.start,
         seed: a.seed,
         torus: a.torus,

@@ -72,6 +72,23 @@ impl Homotopy {
         Homotopy { n, equations }
     }
 
+    /// The γ-trick homotopy `H = γ(1 − t)·G + t·F` in τ-form: every start term `g` gives the
+    /// columns `γg·t⁰` and `−γg·t¹`, every target term `f` the column `f·t¹`.
+    pub fn gamma_trick(target: &System, start: &[Polynomial], gamma: C64) -> Homotopy {
+        let eqs = target
+            .equations
+            .iter()
+            .zip(start)
+            .map(|(f, g)| {
+                let mut terms = terms_with_lift(f, C64::new(1.0, 0.0), 1.0);
+                terms.extend(terms_with_lift(g, gamma, 0.0));
+                terms.extend(terms_with_lift(g, -gamma, 1.0));
+                terms
+            })
+            .collect();
+        Homotopy::from_affine_terms(target.n(), eqs)
+    }
+
     /// The target system alone as a constant homotopy (every lift 0): used to refine and
     /// check endpoints with the same evaluator.
     pub fn target_only(system: &System) -> Homotopy {

@@ -4,8 +4,8 @@
 //! Start points are the `Π d_k` tuples of roots of unity, exact at `t = 0`.
 
 use crate::error::{Error, Result};
-use crate::homotopy::{terms_with_lift, Homotopy};
-use crate::system::System;
+use crate::homotopy::Homotopy;
+use crate::system::{Polynomial, System, Term};
 use num_complex::Complex64 as C64;
 use rand::Rng;
 
@@ -28,29 +28,26 @@ impl TotalDegree {
         let n = system.n();
         let theta: f64 = rng.random::<f64>() * std::f64::consts::TAU;
         let gamma = C64::from_polar(1.0, theta);
-        let mut degrees = Vec::with_capacity(n);
-        let eqs = system
-            .equations
+        let degrees: Vec<u32> = system.equations.iter().map(|f| f.degree().max(0) as u32).collect();
+        let start: Vec<Polynomial> = degrees
             .iter()
             .enumerate()
-            .map(|(k, f)| {
-                let d = f.degree().max(0);
-                degrees.push(d as u32);
-                let mut terms = terms_with_lift(f, C64::new(1.0, 0.0), 1.0);
-                if d > 0 {
-                    let mut xk = vec![0; n];
-                    xk[k] = d;
-                    // γ(1−t)(x_k^d − 1) = γ x_k^d t^0 − γ x_k^d t^1 − γ t^0 + γ t^1
-                    terms.push((gamma, xk.clone(), 0.0));
-                    terms.push((-gamma, xk, 1.0));
-                    terms.push((-gamma, vec![0; n], 0.0));
-                    terms.push((gamma, vec![0; n], 1.0));
-                }
-                terms
+            .map(|(k, &d)| {
+                let mut xk = vec![0; n];
+                xk[k] = d as i32;
+                let terms = if d > 0 {
+                    vec![
+                        Term { coeff: C64::new(1.0, 0.0), exponents: xk },
+                        Term { coeff: C64::new(-1.0, 0.0), exponents: vec![0; n] },
+                    ]
+                } else {
+                    Vec::new()
+                };
+                Polynomial::from_terms(terms)
             })
             .collect();
         Ok(TotalDegree {
-            homotopy: Homotopy::from_affine_terms(n, eqs),
+            homotopy: Homotopy::gamma_trick(system, &start, gamma),
             degrees,
             gamma,
         })

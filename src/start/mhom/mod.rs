@@ -15,6 +15,7 @@
 //! k_j: the m-hom Bézout number.
 
 pub mod bezout;
+pub mod homotopy;
 
 pub use bezout::{best_partition, degree_matrix, mhom_bezout, DegreeTable};
 
@@ -312,6 +313,42 @@ impl LinearProductStart {
                 for (j, &d) in self.degrees[i].iter().enumerate() {
                     for l in 0..d as usize {
                         p *= self.form(i, j, l, x);
+                    }
+                }
+                p
+            })
+            .collect()
+    }
+
+    /// The start system expanded into sparse polynomials (product of the linear forms of
+    /// each equation), for the homotopy's evaluator.
+    pub fn expand(&self) -> Vec<crate::system::Polynomial> {
+        use crate::system::{Polynomial, Term};
+        (0..self.n)
+            .map(|i| {
+                let mut p = Polynomial::from_terms([Term {
+                    coeff: Complex64::new(1.0, 0.0),
+                    exponents: vec![0; self.n],
+                }]);
+                for (j, &d) in self.degrees[i].iter().enumerate() {
+                    for l in 0..d as usize {
+                        let c = &self.forms[i][j][l];
+                        let mut factor = vec![Term {
+                            coeff: c[0],
+                            exponents: vec![0; self.n],
+                        }];
+                        for (&v, &cv) in self.partition.groups[j].iter().zip(&c[1..]) {
+                            let mut e = vec![0; self.n];
+                            e[v] = 1;
+                            factor.push(Term { coeff: cv, exponents: e });
+                        }
+                        let prod = p.terms.iter().flat_map(|a| {
+                            factor.iter().map(move |b| Term {
+                                coeff: a.coeff * b.coeff,
+                                exponents: a.exponents.iter().zip(&b.exponents).map(|(x, y)| x + y).collect(),
+                            })
+                        });
+                        p = Polynomial::from_terms(prod.collect::<Vec<_>>());
                     }
                 }
                 p
