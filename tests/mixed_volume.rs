@@ -254,14 +254,24 @@ fn hull2(mut p: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     let cross = |o: (i64, i64), a: (i64, i64), b: (i64, i64)| {
         (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
     };
-    let mut h: Vec<(i64, i64)> = Vec::new();
-    for &q in p.iter().chain(p.iter().rev().skip(1)) {
-        while h.len() >= 2 && cross(h[h.len() - 2], h[h.len() - 1], q) <= 0 {
-            h.pop();
+    let mut lower: Vec<(i64, i64)> = Vec::new();
+    for &q in &p {
+        while lower.len() >= 2 && cross(lower[lower.len() - 2], lower[lower.len() - 1], q) <= 0 {
+            lower.pop();
         }
-        h.push(q);
+        lower.push(q);
     }
-    h.pop();
+    let mut upper: Vec<(i64, i64)> = Vec::new();
+    for &q in p.iter().rev() {
+        while upper.len() >= 2 && cross(upper[upper.len() - 2], upper[upper.len() - 1], q) <= 0 {
+            upper.pop();
+        }
+        upper.push(q);
+    }
+    lower.pop();
+    upper.pop();
+    let mut h = lower;
+    h.extend(upper);
     h
 }
 
@@ -378,5 +388,16 @@ fn print_gfan_inputs() {
             .collect();
         println!("CASE {seed} {n} {t} {d}");
         println!("Q[{}]{{{}}}", vars.join(","), polys.join(",\n"));
+    }
+}
+
+/// Prints enumeration statistics (run with --ignored --nocapture).
+#[test]
+#[ignore]
+fn print_stats() {
+    for sys in [cyclic(8), eco(10), chandra(10), noon(7)] {
+        let s = Supports::from_system(&sys).unwrap();
+        let st = mixed_volume_of(&s, 1, 1).unwrap();
+        println!("{} {:?}", sys.name, st);
     }
 }

@@ -7,7 +7,8 @@
 //! variable into their row and dropping their slack; then a single artificial variable `t`
 //! is added to every inequality row (`v_i·α + c_i + t ≥ 0`), made basic on the most
 //! violated row, and minimised. Feasible iff `min t = 0`. No floating point anywhere:
-//! runs on checked `i128`, re-runs on `BigInt` when an overflow is detected.
+//! runs on checked `i64`, re-runs on checked `i128` and then `BigInt` when an overflow is
+//! detected.
 
 use super::exact::{Overflow, Ring};
 use num_bigint::BigInt;
@@ -65,8 +66,11 @@ pub enum LpResult {
     Dependent,
 }
 
-/// Decides feasibility exactly (`i128`, then `BigInt` on overflow).
+/// Decides feasibility exactly (checked `i64`, then checked `i128`, then `BigInt`).
 pub fn feasible(lp: &Lp) -> LpResult {
+    if let Ok(r) = solve::<i64>(lp) {
+        return r;
+    }
     match solve::<i128>(lp) {
         Ok(r) => r,
         Err(Overflow) => solve::<BigInt>(lp).expect("BigInt never overflows"),
@@ -99,12 +103,11 @@ impl<T: Ring> Tab<T> {
                     continue;
                 }
                 let cell = &mut self.t[i * w + j];
-                let v = if ic.is_zero() {
-                    p.mul(cell)?
+                *cell = if ic.is_zero() {
+                    T::det2_div(&p, cell, &ic, &ic, &self.d)?
                 } else {
-                    T::det2(&p, cell, &ic, &prow[j])?
+                    T::det2_div(&p, cell, &ic, &prow[j], &self.d)?
                 };
-                *cell = v.div_exact(&self.d)?;
             }
         }
         for j in 0..w {
@@ -292,6 +295,31 @@ mod tests {
                 assert_eq!(s, 0, "row {i}");
             } else {
                 assert!(s >= 0, "row {i}");
+            }
+        }
+    }
+
+    /// The three arithmetic tiers agree (and the i64 tier reports overflow, not garbage).
+    #[test]
+    fn tiers_agree() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..300 {
+            let n = rng.random_range(2..6);
+            let m = rng.random_range(2..12);
+            let mut lp = Lp::new(n);
+            for i in 0..m {
+                let coef: Vec<i64> = (0..n).map(|_| rng.random_range(-2..=2)).collect();
+                let big = if i % 3 == 0 { 1i64 << 40 } else { 1 << 20 };
+                lp.push(coef, rng.random_range(-big..big), i < n / 2);
+            }
+            let b = solve::<BigInt>(&lp).unwrap();
+            if let Ok(r) = solve::<i64>(&lp) {
+                assert_eq!(r, b);
+            }
+            assert_eq!(solve::<i128>(&lp).unwrap(), b);
+            if let LpResult::Feasible(Some(w)) = &b {
+                check_witness(&lp, w);
             }
         }
     }
