@@ -87,15 +87,31 @@ fn noon_3_to_8() {
 }
 
 #[test]
-fn eco_5_to_12() {
-    for n in 5..=12u32 {
+fn eco_5_to_10() {
+    for n in 5..=10u32 {
         assert_eq!(mv(&eco(n as usize), n as u64), 1 << (n - 2), "eco-{n}");
     }
 }
 
 #[test]
-fn chandra_4_to_12() {
-    for n in 4..=12u32 {
+#[ignore]
+fn eco_11_12() {
+    for n in 11..=12u32 {
+        assert_eq!(mv(&eco(n as usize), n as u64), 1 << (n - 2), "eco-{n}");
+    }
+}
+
+#[test]
+fn chandra_4_to_11() {
+    for n in 4..=11u32 {
+        assert_eq!(mv(&chandra(n as usize), n as u64), 1 << (n - 1), "chandra-{n}");
+    }
+}
+
+#[test]
+#[ignore]
+fn chandra_12() {
+    for n in 12..=12u32 {
         assert_eq!(mv(&chandra(n as usize), n as u64), 1 << (n - 1), "chandra-{n}");
     }
 }

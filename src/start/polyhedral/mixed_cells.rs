@@ -175,6 +175,27 @@ impl<'a> Ctx<'a> {
         start..end.max(start)
     }
 
+    /// Cheap necessary condition: every group not yet complete after slot `depth − 1`
+    /// still has enough compatible points in `mask` for its remaining slots.
+    fn enough_left(&self, mask: &[u64], depth: usize) -> bool {
+        let mut d = depth;
+        while d < self.slots.len() {
+            let (g, pos) = self.slots[d];
+            let need = self.s.equations[g].len() + 1 - pos;
+            let lo = self.offset[g];
+            let hi = lo + self.s.groups[g].len();
+            let mut have = 0;
+            for id in lo..hi {
+                have += (mask[id / 64] >> (id % 64) & 1) as usize;
+            }
+            if have < need {
+                return false;
+            }
+            d += need;
+        }
+        true
+    }
+
     /// Feasible children of `node` (which fills slots `0..depth`).
     fn children(&self, node: &Node, lp: &mut Lp) -> Result<Vec<Node>, CellError> {
         let depth = node.chosen.len();
@@ -183,6 +204,15 @@ impl<'a> Ctx<'a> {
         for cand in self.candidates(node, depth) {
             let id = self.gid(g, cand);
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
+                continue;
+            }
+            let mask: Vec<u64> = node
+                .mask
+                .iter()
+                .zip(&self.compat[id])
+                .map(|(a, b)| a & b)
+                .collect();
+            if !self.enough_left(&mask, depth + 1) {
                 continue;
             }
             let mut chosen = node.chosen.clone();
@@ -203,12 +233,6 @@ impl<'a> Ctx<'a> {
                     LpResult::Feasible(w) => w,
                 }
             };
-            let mask = node
-                .mask
-                .iter()
-                .zip(&self.compat[id])
-                .map(|(a, b)| a & b)
-                .collect();
             out.push(Node {
                 chosen,
                 witness,
