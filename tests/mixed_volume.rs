@@ -54,7 +54,11 @@ fn check_cell(s: &Supports, l: &Lifting, c: &MixedCell) {
     }
     let m = nalgebra::DMatrix::from_fn(n, n, |i, j| v[i][j]);
     let d = m.determinant().abs();
-    assert!((d - c.volume as f64).abs() < 1e-6 * d.max(1.0), "{d} vs {}", c.volume);
+    assert!(
+        (d - c.volume as f64).abs() < 1e-6 * d.max(1.0),
+        "{d} vs {}",
+        c.volume
+    );
 }
 
 #[test]
@@ -65,8 +69,14 @@ fn cyclic_5_to_7() {
 }
 
 #[test]
-fn cyclic_8_9() {
+fn cyclic_8() {
     assert_eq!(mv(&cyclic(8), 4), 2560);
+}
+
+/// About 100 s in the dev profile on the 2-core container.
+#[test]
+#[ignore]
+fn cyclic_9() {
     assert_eq!(mv(&cyclic(9), 5), 11016);
 }
 
@@ -102,17 +112,25 @@ fn eco_11_12() {
 }
 
 #[test]
-fn chandra_4_to_11() {
-    for n in 4..=11u32 {
-        assert_eq!(mv(&chandra(n as usize), n as u64), 1 << (n - 1), "chandra-{n}");
+fn chandra_4_to_10() {
+    for n in 4..=10u32 {
+        assert_eq!(
+            mv(&chandra(n as usize), n as u64),
+            1 << (n - 1),
+            "chandra-{n}"
+        );
     }
 }
 
 #[test]
 #[ignore]
-fn chandra_12() {
-    for n in 12..=12u32 {
-        assert_eq!(mv(&chandra(n as usize), n as u64), 1 << (n - 1), "chandra-{n}");
+fn chandra_11_12() {
+    for n in 11..=12u32 {
+        assert_eq!(
+            mv(&chandra(n as usize), n as u64),
+            1 << (n - 1),
+            "chandra-{n}"
+        );
     }
 }
 
@@ -141,10 +159,7 @@ fn stable_known_cases() {
     // (all simple: at (0,0) the Jacobian [[0,1],[1,0]] is invertible).
     let sys = from_supports(
         "hand",
-        &[
-            vec![vec![2, 0], vec![0, 1]],
-            vec![vec![1, 1], vec![1, 0]],
-        ],
+        &[vec![vec![2, 0], vec![0, 1]], vec![vec![1, 1], vec![1, 0]]],
     );
     assert_eq!(smv(&sys, 3), 3);
     // torus count of the same system: 2
@@ -237,10 +252,12 @@ fn grouped_supports() {
     };
     let q = dense(3, 2);
     let c = dense(3, 3);
-    let s = Supports::from_system(&from_supports("q3", &[q.clone(), q.clone(), q.clone()])).unwrap();
+    let s =
+        Supports::from_system(&from_supports("q3", &[q.clone(), q.clone(), q.clone()])).unwrap();
     assert_eq!(s.groups.len(), 1);
     assert_eq!(mixed_volume_of(&s, 1, THREADS).unwrap().mixed_volume, 8);
-    let s = Supports::from_system(&from_supports("q2c", &[q.clone(), c.clone(), q.clone()])).unwrap();
+    let s =
+        Supports::from_system(&from_supports("q2c", &[q.clone(), c.clone(), q.clone()])).unwrap();
     assert_eq!(s.groups.len(), 2);
     assert_eq!(s.equations[0], vec![0, 2]);
     let l = Lifting::random(&s, 3);
@@ -255,7 +272,11 @@ fn grouped_supports() {
     assert_eq!(st.mixed_volume, 12);
     // dense quartics in 4 unknowns: 256
     let d4 = dense(4, 4);
-    let s = Supports::from_system(&from_supports("d4", &[d4.clone(), d4.clone(), d4.clone(), d4])).unwrap();
+    let s = Supports::from_system(&from_supports(
+        "d4",
+        &[d4.clone(), d4.clone(), d4.clone(), d4],
+    ))
+    .unwrap();
     assert_eq!(mixed_volume_of(&s, 2, THREADS).unwrap().mixed_volume, 256);
 }
 
@@ -336,76 +357,224 @@ fn random_planar_against_area_formula() {
     }
 }
 
-/// Random sparse systems whose mixed volume was computed by gfan 0.6.2 (Debian package
-/// `gfan`, `gfan _mixedvolume` on the same supports; the input files are reproduced in
-/// docs/mixed-cells.md) — recorded oracle values.
+/// Random sparse systems (Python `random.Random(seed)`, seeds 1–6, exponents in `0..=d`)
+/// whose mixed volumes were computed by gfan 0.6.2 (Debian package `gfan`,
+/// `gfan _mixedvolume` reading `Q[x0,…]{…}` with the same supports, coefficients 1) on
+/// 2026-11-22 — recorded oracle values, reproduced by the script in docs/mixed-cells.md.
 #[test]
 fn gfan_recorded() {
-    for (sup, expect) in gfan_cases() {
+    for (k, (sup, expect)) in GFAN.iter().enumerate() {
         let n = sup.len();
-        let s = Supports::from_exponents(n, sup).unwrap();
-        assert_eq!(mixed_volume_of(&s, 7, THREADS).unwrap().mixed_volume, expect);
-    }
-}
-
-/// Deterministic random sparse supports (shared with the generator of the gfan inputs).
-pub fn random_sparse(seed: u64, n: usize, terms: usize, deg: i64) -> Vec<Vec<Vec<i64>>> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| {
-            let mut pts: Vec<Vec<i64>> = Vec::new();
-            while pts.len() < terms {
-                let p: Vec<i64> = (0..n).map(|_| rng.random_range(0..=deg)).collect();
-                if !pts.contains(&p) {
-                    pts.push(p);
-                }
-            }
-            pts
-        })
-        .collect()
-}
-
-fn gfan_cases() -> Vec<(Vec<Vec<Vec<i64>>>, u128)> {
-    GFAN.iter()
-        .map(|&(seed, n, t, d, mv)| (random_sparse(seed, n, t, d), mv))
-        .collect()
-}
-
-/// (seed, n, terms per equation, max exponent, gfan _mixedvolume)
-const GFAN: &[(u64, usize, usize, i64, u128)] = &[];
-
-/// Prints the gfan inputs for `GFAN`-style cases (run with --ignored --nocapture).
-#[test]
-#[ignore]
-fn print_gfan_inputs() {
-    for &(seed, n, t, d) in &[(1u64, 3usize, 5usize, 3i64), (2, 4, 5, 2), (3, 5, 4, 2), (4, 6, 4, 2)] {
-        let sup = random_sparse(seed, n, t, d);
-        let vars: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
-        let polys: Vec<String> = sup
+        let exps: Vec<Vec<Vec<i64>>> = sup
             .iter()
-            .map(|pts| {
-                pts.iter()
-                    .map(|p| {
-                        let mono: Vec<String> = p
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, &a)| a > 0)
-                            .map(|(i, &a)| format!("x{i}^{a}"))
-                            .collect();
-                        if mono.is_empty() {
-                            "1".to_string()
-                        } else {
-                            mono.join("*")
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join("+")
-            })
+            .map(|pts| pts.iter().map(|p| p.to_vec()).collect())
             .collect();
-        println!("CASE {seed} {n} {t} {d}");
-        println!("Q[{}]{{{}}}", vars.join(","), polys.join(",\n"));
+        let s = Supports::from_exponents(n, exps).unwrap();
+        let got = mixed_volume_of(&s, 7 + k as u64, THREADS)
+            .unwrap()
+            .mixed_volume;
+        assert_eq!(got, *expect, "case {}", k + 1);
     }
 }
+
+type Sup = &'static [&'static [&'static [i64]]];
+/// (supports, `gfan _mixedvolume`)
+const GFAN: &[(Sup, u128)] = &[
+    (
+        &[
+            &[&[1, 0, 2], &[0, 3, 3], &[3, 3, 1], &[0, 3, 0], &[3, 3, 0]],
+            &[&[3, 2, 1], &[0, 2, 0], &[0, 0, 0], &[3, 1, 3], &[0, 1, 3]],
+            &[&[3, 1, 2], &[1, 1, 3], &[2, 0, 3], &[0, 1, 2], &[0, 2, 3]],
+        ],
+        69,
+    ),
+    (
+        &[
+            &[
+                &[0, 0, 0, 1],
+                &[0, 2, 2, 1],
+                &[1, 2, 0, 2],
+                &[0, 2, 2, 0],
+                &[1, 2, 1, 2],
+            ],
+            &[
+                &[2, 1, 2, 1],
+                &[2, 1, 0, 0],
+                &[1, 1, 1, 1],
+                &[1, 2, 0, 2],
+                &[0, 0, 0, 0],
+            ],
+            &[
+                &[0, 1, 0, 0],
+                &[2, 2, 1, 2],
+                &[2, 2, 0, 1],
+                &[1, 2, 2, 1],
+                &[2, 1, 1, 1],
+            ],
+            &[
+                &[0, 1, 2, 2],
+                &[1, 2, 2, 0],
+                &[1, 1, 1, 2],
+                &[2, 1, 2, 1],
+                &[1, 1, 2, 2],
+            ],
+        ],
+        80,
+    ),
+    (
+        &[
+            &[
+                &[0, 2, 2, 0, 1],
+                &[2, 1, 2, 2, 0],
+                &[2, 0, 1, 1, 2],
+                &[0, 0, 2, 1, 2],
+            ],
+            &[
+                &[2, 1, 1, 2, 0],
+                &[0, 2, 0, 2, 1],
+                &[2, 0, 2, 0, 0],
+                &[2, 0, 1, 0, 1],
+            ],
+            &[
+                &[1, 2, 2, 1, 2],
+                &[1, 1, 2, 2, 1],
+                &[0, 1, 0, 0, 0],
+                &[1, 0, 1, 2, 1],
+            ],
+            &[
+                &[2, 1, 1, 2, 1],
+                &[2, 1, 2, 2, 1],
+                &[2, 0, 1, 2, 0],
+                &[1, 2, 2, 2, 0],
+            ],
+            &[
+                &[2, 1, 2, 2, 2],
+                &[0, 2, 2, 0, 2],
+                &[2, 1, 1, 0, 0],
+                &[1, 2, 1, 0, 1],
+            ],
+        ],
+        307,
+    ),
+    (
+        &[
+            &[
+                &[0, 1, 0, 2, 1, 1],
+                &[0, 0, 0, 0, 1, 2],
+                &[1, 0, 0, 2, 2, 1],
+                &[1, 0, 0, 1, 0, 0],
+            ],
+            &[
+                &[2, 1, 1, 0, 0, 1],
+                &[1, 2, 2, 1, 0, 2],
+                &[1, 2, 1, 2, 0, 0],
+                &[0, 1, 1, 0, 2, 1],
+            ],
+            &[
+                &[0, 1, 2, 2, 1, 2],
+                &[0, 1, 1, 2, 1, 1],
+                &[1, 0, 0, 1, 1, 0],
+                &[0, 0, 1, 2, 1, 2],
+            ],
+            &[
+                &[2, 2, 1, 2, 1, 0],
+                &[2, 0, 0, 1, 0, 2],
+                &[2, 1, 1, 0, 1, 1],
+                &[2, 2, 1, 2, 2, 0],
+            ],
+            &[
+                &[1, 0, 0, 2, 0, 1],
+                &[2, 2, 0, 0, 1, 0],
+                &[1, 1, 0, 0, 1, 2],
+                &[0, 1, 2, 2, 1, 0],
+            ],
+            &[
+                &[1, 1, 1, 0, 2, 1],
+                &[2, 2, 0, 1, 2, 0],
+                &[1, 1, 0, 1, 1, 2],
+                &[0, 1, 2, 0, 1, 0],
+            ],
+        ],
+        794,
+    ),
+    (
+        &[
+            &[
+                &[2, 2, 0, 3],
+                &[1, 0, 1, 0],
+                &[2, 3, 1, 3],
+                &[0, 1, 0, 1],
+                &[3, 2, 1, 3],
+                &[1, 0, 1, 3],
+            ],
+            &[
+                &[1, 1, 0, 0],
+                &[1, 1, 1, 1],
+                &[2, 2, 1, 1],
+                &[1, 1, 3, 2],
+                &[0, 2, 3, 1],
+                &[1, 2, 0, 2],
+            ],
+            &[
+                &[2, 0, 2, 0],
+                &[2, 2, 2, 3],
+                &[2, 1, 3, 3],
+                &[1, 0, 2, 0],
+                &[2, 3, 0, 3],
+                &[0, 1, 1, 0],
+            ],
+            &[
+                &[1, 3, 2, 2],
+                &[2, 3, 0, 2],
+                &[2, 0, 3, 0],
+                &[1, 2, 2, 1],
+                &[2, 2, 0, 2],
+                &[2, 2, 1, 0],
+            ],
+        ],
+        242,
+    ),
+    (
+        &[
+            &[
+                &[2, 0, 1, 1, 0, 0, 0],
+                &[2, 2, 1, 2, 1, 1, 0],
+                &[1, 1, 0, 2, 1, 2, 2],
+            ],
+            &[
+                &[2, 0, 0, 2, 2, 2, 2],
+                &[1, 2, 2, 2, 0, 1, 1],
+                &[0, 1, 1, 1, 1, 2, 0],
+            ],
+            &[
+                &[0, 2, 2, 1, 0, 0, 2],
+                &[0, 2, 1, 1, 0, 2, 2],
+                &[2, 2, 2, 0, 2, 1, 0],
+            ],
+            &[
+                &[2, 1, 1, 1, 2, 0, 0],
+                &[2, 2, 2, 0, 0, 2, 2],
+                &[1, 1, 2, 0, 1, 1, 0],
+            ],
+            &[
+                &[0, 2, 0, 2, 2, 0, 0],
+                &[0, 0, 2, 1, 2, 2, 2],
+                &[2, 1, 1, 1, 2, 1, 1],
+            ],
+            &[
+                &[0, 2, 1, 0, 0, 1, 2],
+                &[2, 1, 0, 1, 0, 0, 2],
+                &[2, 1, 1, 1, 0, 2, 1],
+            ],
+            &[
+                &[1, 1, 2, 1, 0, 0, 2],
+                &[2, 1, 1, 1, 2, 0, 0],
+                &[0, 2, 0, 1, 2, 1, 0],
+            ],
+        ],
+        2469,
+    ),
+];
 
 /// Prints enumeration statistics (run with --ignored --nocapture).
 #[test]

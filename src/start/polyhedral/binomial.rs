@@ -47,7 +47,9 @@ pub fn hermite(v: &[Vec<i64>]) -> Result<(Vec<Vec<i128>>, Vec<Vec<i128>>), CellE
                 .filter(|&i| h[i][col] != 0)
                 .min_by_key(|&i| h[i][col].unsigned_abs());
             let Some(p) = piv else {
-                return Err(CellError::Input("binomial system: singular exponent matrix".into()));
+                return Err(CellError::Input(
+                    "binomial system: singular exponent matrix".into(),
+                ));
             };
             h.swap(p, col);
             u.swap(p, col);
@@ -149,7 +151,10 @@ pub fn for_each_binomial_solution(
 /// All `|det V|` solutions of `x^V = exp(log_b)` in log coordinates (`x = exp(z)`), for
 /// the binomial start system of a fine mixed cell (`V` the rows `a1 − a0`,
 /// `log_b_k = log(−c_{k,a0} / c_{k,a1})`).
-pub fn binomial_solutions(v: &[Vec<i64>], log_b: &[Complex64]) -> crate::Result<Vec<Vec<Complex64>>> {
+pub fn binomial_solutions(
+    v: &[Vec<i64>],
+    log_b: &[Complex64],
+) -> crate::Result<Vec<Vec<Complex64>>> {
     let mut out = Vec::new();
     for_each_binomial_solution(v, log_b, &mut |z| {
         out.push(z.to_vec());

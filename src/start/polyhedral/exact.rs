@@ -243,7 +243,11 @@ mod tests {
     #[test]
     fn overflow_detected() {
         let big = i64::MAX;
-        let m = vec![vec![big, big - 1, 3], vec![-big, big, 5], vec![7, big, -big]];
+        let m = vec![
+            vec![big, big - 1, 3],
+            vec![-big, big, 5],
+            vec![7, big, -big],
+        ];
         assert!(det::<i128>(&m).is_err());
         assert!(det::<BigInt>(&m).is_ok());
     }

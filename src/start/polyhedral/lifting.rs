@@ -185,11 +185,7 @@ impl Lifting {
         let coarse: Vec<Vec<i64>> = s
             .groups
             .iter()
-            .map(|g| {
-                g.iter()
-                    .map(|p| p.iter().all(|&a| a == 0) as i64)
-                    .collect()
-            })
+            .map(|g| g.iter().map(|p| p.iter().all(|&a| a == 0) as i64).collect())
             .collect();
         for (vg, cg) in l.values.iter_mut().zip(&coarse) {
             for (v, c) in vg.iter_mut().zip(cg) {

@@ -151,7 +151,9 @@ fn solve<T: Ring>(lp: &Lp) -> Result<LpResult, Overflow> {
         d: T::from_i64(1),
     };
     let mut basic: Vec<usize> = (0..m).map(|i| n + 1 + i).collect();
-    let mut nonbasic: Vec<usize> = (0..w).map(|j| if j == 0 { usize::MAX } else { j - 1 }).collect();
+    let mut nonbasic: Vec<usize> = (0..w)
+        .map(|j| if j == 0 { usize::MAX } else { j - 1 })
+        .collect();
     let mut dead = vec![false; w];
     dead[0] = false;
     let mut flip = vec![false; n];

@@ -285,9 +285,9 @@ impl<'a> Ctx<'a> {
             let k = self.s.equations[g].len();
             let pts = &node.chosen[d..d + k + 1];
             let base = pts[0];
-            let hb = self.height(&w, g, base).ok_or_else(|| {
-                CellError::Internal("inner normal height overflows i128".into())
-            })?;
+            let hb = self
+                .height(&w, g, base)
+                .ok_or_else(|| CellError::Internal("inner normal height overflows i128".into()))?;
             for q in 0..self.s.groups[g].len() {
                 let h = self
                     .height(&w, g, q)
@@ -322,7 +322,9 @@ impl<'a> Ctx<'a> {
         let vol = exact::abs_det(&v)
             .ok_or_else(|| CellError::Internal("cell volume overflows u128".into()))?;
         if vol == 0 {
-            return Err(CellError::NonGeneric("degenerate cell (zero volume)".into()));
+            return Err(CellError::NonGeneric(
+                "degenerate cell (zero volume)".into(),
+            ));
         }
         let volume = u64::try_from(vol)
             .map_err(|_| CellError::Internal("cell volume overflows u64".into()))?;
@@ -561,10 +563,7 @@ pub fn mixed_cells(
     let mut jobs = vec![root];
     let mut lp = Lp::new(n);
     let target = 64 * threads;
-    while jobs.len() < target
-        && !jobs.is_empty()
-        && jobs[0].chosen.len() + 1 < ctx.slots.len()
-    {
+    while jobs.len() < target && !jobs.is_empty() && jobs[0].chosen.len() + 1 < ctx.slots.len() {
         let mut next = Vec::new();
         for j in &jobs {
             next.extend(ctx.children(j, &mut lp)?);

@@ -112,7 +112,11 @@ pub fn stable_mixed_volume(sys: &System, seed: u64) -> crate::Result<u128> {
 
 /// Benchmark: mixed-cell enumeration of each system on `threads` threads, printed as a
 /// table (system, mixed volume, cells, LPs, seconds, threads). Returns the rows.
-pub fn bench_cells(systems: &[System], seed: u64, threads: usize) -> crate::Result<Vec<(String, CellStats)>> {
+pub fn bench_cells(
+    systems: &[System],
+    seed: u64,
+    threads: usize,
+) -> crate::Result<Vec<(String, CellStats)>> {
     println!(
         "{:<14} {:>14} {:>10} {:>12} {:>10} {:>8}",
         "system", "mixed_volume", "cells", "lps", "seconds", "threads"
