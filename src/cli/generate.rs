@@ -18,9 +18,7 @@ pub fn run(a: &GenerateArgs) -> Result<i32> {
     let sys = crate::system::families::generate(&a.family, a.n).map_err(Error::Usage)?;
     let text = crate::system::families::to_yaml(&sys);
     match &a.output {
-        Some(p) => {
-            std::fs::write(p, text).map_err(|e| Error::io(format!("writing {}", p.display()), e))?
-        }
+        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(format!("writing {}", p.display()), e))?,
         None => print!("{text}"),
     }
     Ok(0)

@@ -65,9 +65,7 @@ impl Polynomial {
 
     /// True when some exponent is negative (a Laurent polynomial).
     pub fn is_laurent(&self) -> bool {
-        self.terms
-            .iter()
-            .any(|t| t.exponents.iter().any(|&a| a < 0))
+        self.terms.iter().any(|t| t.exponents.iter().any(|&a| a < 0))
     }
 
     /// Direct evaluation at `x` (reference path: slow, exact in structure).
