@@ -586,3 +586,27 @@ fn print_stats() {
         println!("{} {:?}", sys.name, st);
     }
 }
+
+/// The benchmark table (run in release: `cargo test --release --test mixed_volume --
+/// bench_table --ignored --nocapture`; sizes via BENCH_CYCLIC / BENCH_CHANDRA, e.g. "8,9").
+#[test]
+#[ignore]
+fn bench_table() {
+    let parse = |var: &str, default: &str| -> Vec<usize> {
+        std::env::var(var)
+            .unwrap_or_else(|_| default.into())
+            .split(',')
+            .filter_map(|x| x.trim().parse().ok())
+            .collect()
+    };
+    let threads: usize = std::env::var("BENCH_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1);
+    let mut systems: Vec<System> = parse("BENCH_CYCLIC", "8,9")
+        .into_iter()
+        .map(cyclic)
+        .collect();
+    systems.extend(parse("BENCH_CHANDRA", "10,11,12").into_iter().map(chandra));
+    pathtrack::start::polyhedral::bench_cells(&systems, 1, threads).unwrap();
+}

@@ -77,6 +77,66 @@ pub fn feasible(lp: &Lp) -> LpResult {
     }
 }
 
+/// [`feasible`] started at a known point: the unknowns are shifted to `α = (start.num + y)
+/// / start.den`, so that rows satisfied at `start` are satisfied at `y = 0` and phase 1 only
+/// has to repair the rest (typically the one new equality). Falls back to the unshifted
+/// problem when the shifted constants do not fit in `i64`.
+pub fn feasible_from(lp: &Lp, start: Option<&Witness>) -> LpResult {
+    let Some(w) = start else {
+        return feasible(lp);
+    };
+    let n = lp.n;
+    let shifted = (|| -> Option<Lp> {
+        let mut out = lp.clone();
+        for i in 0..lp.num_rows() {
+            let row = &lp.rows[i * (n + 1)..(i + 1) * (n + 1)];
+            let mut c = (row[n] as i128).checked_mul(w.den)?;
+            for (a, x) in row[..n].iter().zip(&w.num) {
+                c = c.checked_add((*a as i128).checked_mul(*x)?)?;
+            }
+            out.rows[i * (n + 1) + n] = i64::try_from(c).ok()?;
+        }
+        Some(out)
+    })();
+    let Some(sh) = shifted else {
+        return feasible(lp);
+    };
+    match feasible(&sh) {
+        LpResult::Feasible(Some(y)) => {
+            // α = (num·y.den + y.num) / (den·y.den), reduced
+            let back = (|| -> Option<Witness> {
+                let den = w.den.checked_mul(y.den)?;
+                let mut num = Vec::with_capacity(n);
+                for (a, b) in w.num.iter().zip(&y.num) {
+                    num.push(a.checked_mul(y.den)?.checked_add(*b)?);
+                }
+                let mut g = den;
+                for &v in &num {
+                    g = gcd(g, v);
+                }
+                let g = g.max(1);
+                Some(Witness {
+                    num: num.iter().map(|v| v / g).collect(),
+                    den: den / g,
+                })
+            })();
+            LpResult::Feasible(back)
+        }
+        r => r,
+    }
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
 struct Tab<T> {
     w: usize,
     t: Vec<T>,
@@ -341,6 +401,17 @@ mod tests {
         lp2.push([-1, -1], 3, false);
         match feasible(&lp2) {
             LpResult::Feasible(Some(w)) => check_witness(&lp2, &w),
+            r => panic!("{r:?}"),
+        }
+        // started from a feasible point: same answers, valid witnesses
+        let w0 = match feasible(&lp2) {
+            LpResult::Feasible(Some(w)) => w,
+            r => panic!("{r:?}"),
+        };
+        let mut lp3 = lp2.clone();
+        lp3.push([2, -1], 0, true);
+        match feasible_from(&lp3, Some(&w0)) {
+            LpResult::Feasible(Some(w)) => check_witness(&lp3, &w),
             r => panic!("{r:?}"),
         }
         // with equality 2x − y = 0

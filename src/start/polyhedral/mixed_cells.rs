@@ -191,6 +191,19 @@ impl<'a> Ctx<'a> {
             if have < need {
                 return false;
             }
+            // an untouched group needs a compatible lower edge inside the mask
+            if pos == 0 && need >= 2 {
+                let has_edge = (lo..hi).any(|p| {
+                    mask[p / 64] >> (p % 64) & 1 == 1
+                        && (p + 1..hi).any(|q| {
+                            mask[q / 64] >> (q % 64) & 1 == 1
+                                && self.compat[p][q / 64] >> (q % 64) & 1 == 1
+                        })
+                });
+                if !has_edge {
+                    return false;
+                }
+            }
             d += need;
         }
         true
@@ -223,7 +236,7 @@ impl<'a> Ctx<'a> {
             } else {
                 self.build_lp(lp, &chosen);
                 self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                match lp::feasible(lp) {
+                match lp::feasible_from(lp, node.witness.as_ref()) {
                     LpResult::Infeasible => continue,
                     LpResult::Dependent => {
                         return Err(CellError::NonGeneric(format!(
