@@ -610,3 +610,50 @@ fn bench_table() {
     systems.extend(parse("BENCH_CHANDRA", "10,11,12").into_iter().map(chandra));
     pathtrack::start::polyhedral::bench_cells(&systems, 1, threads).unwrap();
 }
+
+/// A non-generic lifting (all zeros: every point ties) is reported, never guessed, and the
+/// public wrappers redraw a generic one.
+#[test]
+fn non_generic_lifting_is_detected() {
+    use pathtrack::start::polyhedral::CellError;
+    let s = Supports::from_system(&cyclic(5)).unwrap();
+    let zero = Lifting {
+        values: s.groups.iter().map(|g| vec![0; g.len()]).collect(),
+        coarse: None,
+    };
+    let r = mixed_cells(&s, &zero, 1, &mut |_| ControlFlow::Continue(()));
+    assert!(matches!(r, Err(CellError::NonGeneric(_))), "{r:?}");
+    assert_eq!(
+        pathtrack::start::polyhedral::mixed_volume(&cyclic(5), 3).unwrap(),
+        70
+    );
+    assert_eq!(
+        pathtrack::start::polyhedral::stable_mixed_volume(&katsura(3), 3).unwrap(),
+        8
+    );
+}
+
+/// Bad input is an error naming the place, not a panic.
+#[test]
+fn bad_input_errors() {
+    let e = Supports::from_exponents(2, vec![vec![vec![1, 0]], vec![vec![0, 1, 2]]]).unwrap_err();
+    assert!(e.to_string().contains("equation 2, term 1"), "{e}");
+    let e = Supports::from_exponents(2, vec![vec![vec![1, 0]]]).unwrap_err();
+    assert!(e.to_string().contains("2 variables"), "{e}");
+    let e = Supports::from_exponents(1, vec![vec![]]).unwrap_err();
+    assert!(e.to_string().contains("equation 1"), "{e}");
+    let s = Supports::from_exponents(
+        2,
+        vec![vec![vec![1, 0], vec![0, 0]], vec![vec![0, 1], vec![0, 0]]],
+    )
+    .unwrap();
+    let wrong = Lifting {
+        values: vec![vec![1]],
+        coarse: None,
+    };
+    assert!(mixed_cells(&s, &wrong, 1, &mut |_| ControlFlow::Continue(())).is_err());
+    // a monomial equation: no cells, mixed volume 0
+    let s =
+        Supports::from_exponents(2, vec![vec![vec![1, 0]], vec![vec![0, 1], vec![0, 0]]]).unwrap();
+    assert_eq!(mixed_volume_of(&s, 1, 1).unwrap().mixed_volume, 0);
+}
