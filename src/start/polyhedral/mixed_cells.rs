@@ -508,7 +508,7 @@ fn relation_table(ctx: &mut Ctx) -> Result<u64, CellError> {
             };
             bits[p / 64] |= 1 << (p % 64);
             for (q, &(h, j)) in owner.iter().enumerate() {
-                if q == p || (h == g && s.equations[g].len() < 1) {
+                if q == p {
                     continue;
                 }
                 // witness shortcut
