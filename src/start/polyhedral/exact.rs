@@ -32,6 +32,10 @@ pub trait Ring: Clone + Ord + std::fmt::Debug {
     fn det2(a: &Self, b: &Self, c: &Self, d: &Self) -> Result<Self, Overflow> {
         a.mul(b)?.sub(&c.mul(d)?)
     }
+    /// `(a·b − c·d) / e`, exact (Bareiss step).
+    fn det2_div(a: &Self, b: &Self, c: &Self, d: &Self, e: &Self) -> Result<Self, Overflow> {
+        Self::det2(a, b, c, d)?.div_exact(e)
+    }
 }
 
 impl Ring for i128 {
@@ -71,6 +75,66 @@ impl Ring for i128 {
     #[inline]
     fn to_i128(&self) -> Option<i128> {
         Some(*self)
+    }
+}
+
+impl Ring for i64 {
+    #[inline]
+    fn from_i64(v: i64) -> Self {
+        v
+    }
+    #[inline]
+    fn is_zero(&self) -> bool {
+        *self == 0
+    }
+    #[inline]
+    fn signum_i(&self) -> i32 {
+        self.signum() as i32
+    }
+    #[inline]
+    fn add(&self, o: &Self) -> Result<Self, Overflow> {
+        self.checked_add(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn sub(&self, o: &Self) -> Result<Self, Overflow> {
+        self.checked_sub(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn mul(&self, o: &Self) -> Result<Self, Overflow> {
+        self.checked_mul(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn div_exact(&self, o: &Self) -> Result<Self, Overflow> {
+        debug_assert!(*o != 0 && self % o == 0);
+        self.checked_div(*o).ok_or(Overflow)
+    }
+    #[inline]
+    fn neg(&self) -> Result<Self, Overflow> {
+        self.checked_neg().ok_or(Overflow)
+    }
+    #[inline]
+    fn to_i128(&self) -> Option<i128> {
+        Some(*self as i128)
+    }
+    /// `a·b − c·d` in `i128` (cannot overflow there), checked back into `i64`.
+    #[inline]
+    fn det2(a: &Self, b: &Self, c: &Self, d: &Self) -> Result<Self, Overflow> {
+        let v = *a as i128 * *b as i128 - *c as i128 * *d as i128;
+        i64::try_from(v).map_err(|_| Overflow)
+    }
+    #[inline]
+    fn det2_div(a: &Self, b: &Self, c: &Self, d: &Self, e: &Self) -> Result<Self, Overflow> {
+        let v = *a as i128 * *b as i128 - *c as i128 * *d as i128;
+        match i64::try_from(v) {
+            Ok(v) => {
+                debug_assert!(v % *e == 0);
+                Ok(v / *e)
+            }
+            Err(_) => {
+                debug_assert!(v % *e as i128 == 0);
+                i64::try_from(v / *e as i128).map_err(|_| Overflow)
+            }
+        }
     }
 }
 

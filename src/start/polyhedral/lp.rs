@@ -7,7 +7,8 @@
 //! variable into their row and dropping their slack; then a single artificial variable `t`
 //! is added to every inequality row (`v_i·α + c_i + t ≥ 0`), made basic on the most
 //! violated row, and minimised. Feasible iff `min t = 0`. No floating point anywhere:
-//! runs on checked `i128`, re-runs on `BigInt` when an overflow is detected.
+//! runs on checked `i64`, re-runs on checked `i128` and then `BigInt` when an overflow is
+//! detected.
 
 use super::exact::{Overflow, Ring};
 use num_bigint::BigInt;
@@ -65,12 +66,75 @@ pub enum LpResult {
     Dependent,
 }
 
-/// Decides feasibility exactly (`i128`, then `BigInt` on overflow).
+/// Decides feasibility exactly (checked `i64`, then checked `i128`, then `BigInt`).
 pub fn feasible(lp: &Lp) -> LpResult {
+    if let Ok(r) = solve::<i64>(lp) {
+        return r;
+    }
     match solve::<i128>(lp) {
         Ok(r) => r,
         Err(Overflow) => solve::<BigInt>(lp).expect("BigInt never overflows"),
     }
+}
+
+/// [`feasible`] started at a known point: the unknowns are shifted to `α = (start.num + y)
+/// / start.den`, so that rows satisfied at `start` are satisfied at `y = 0` and phase 1 only
+/// has to repair the rest (typically the one new equality). Falls back to the unshifted
+/// problem when the shifted constants do not fit in `i64`.
+pub fn feasible_from(lp: &Lp, start: Option<&Witness>) -> LpResult {
+    let Some(w) = start else {
+        return feasible(lp);
+    };
+    let n = lp.n;
+    let shifted = (|| -> Option<Lp> {
+        let mut out = lp.clone();
+        for i in 0..lp.num_rows() {
+            let row = &lp.rows[i * (n + 1)..(i + 1) * (n + 1)];
+            let mut c = (row[n] as i128).checked_mul(w.den)?;
+            for (a, x) in row[..n].iter().zip(&w.num) {
+                c = c.checked_add((*a as i128).checked_mul(*x)?)?;
+            }
+            out.rows[i * (n + 1) + n] = i64::try_from(c).ok()?;
+        }
+        Some(out)
+    })();
+    let Some(sh) = shifted else {
+        return feasible(lp);
+    };
+    match feasible(&sh) {
+        LpResult::Feasible(Some(y)) => {
+            // α = (num·y.den + y.num) / (den·y.den), reduced
+            let back = (|| -> Option<Witness> {
+                let den = w.den.checked_mul(y.den)?;
+                let mut num = Vec::with_capacity(n);
+                for (a, b) in w.num.iter().zip(&y.num) {
+                    num.push(a.checked_mul(y.den)?.checked_add(*b)?);
+                }
+                let mut g = den;
+                for &v in &num {
+                    g = gcd(g, v);
+                }
+                let g = g.max(1);
+                Some(Witness {
+                    num: num.iter().map(|v| v / g).collect(),
+                    den: den / g,
+                })
+            })();
+            LpResult::Feasible(back)
+        }
+        r => r,
+    }
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
 }
 
 struct Tab<T> {
@@ -99,12 +163,11 @@ impl<T: Ring> Tab<T> {
                     continue;
                 }
                 let cell = &mut self.t[i * w + j];
-                let v = if ic.is_zero() {
-                    p.mul(cell)?
+                *cell = if ic.is_zero() {
+                    T::det2_div(&p, cell, &ic, &ic, &self.d)?
                 } else {
-                    T::det2(&p, cell, &ic, &prow[j])?
+                    T::det2_div(&p, cell, &ic, &prow[j], &self.d)?
                 };
-                *cell = v.div_exact(&self.d)?;
             }
         }
         for j in 0..w {
@@ -298,6 +361,31 @@ mod tests {
         }
     }
 
+    /// The three arithmetic tiers agree (and the i64 tier reports overflow, not garbage).
+    #[test]
+    fn tiers_agree() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..300 {
+            let n = rng.random_range(2..6);
+            let m = rng.random_range(2..12);
+            let mut lp = Lp::new(n);
+            for i in 0..m {
+                let coef: Vec<i64> = (0..n).map(|_| rng.random_range(-2..=2)).collect();
+                let big = if i % 3 == 0 { 1i64 << 40 } else { 1 << 20 };
+                lp.push(coef, rng.random_range(-big..big), i < n / 2);
+            }
+            let b = solve::<BigInt>(&lp).unwrap();
+            if let Ok(r) = solve::<i64>(&lp) {
+                assert_eq!(r, b);
+            }
+            assert_eq!(solve::<i128>(&lp).unwrap(), b);
+            if let LpResult::Feasible(Some(w)) = &b {
+                check_witness(&lp, w);
+            }
+        }
+    }
+
     #[test]
     fn simple_cases() {
         // x ≥ 1, y ≥ 2, x + y ≤ 2 → infeasible
@@ -313,6 +401,17 @@ mod tests {
         lp2.push([-1, -1], 3, false);
         match feasible(&lp2) {
             LpResult::Feasible(Some(w)) => check_witness(&lp2, &w),
+            r => panic!("{r:?}"),
+        }
+        // started from a feasible point: same answers, valid witnesses
+        let w0 = match feasible(&lp2) {
+            LpResult::Feasible(Some(w)) => w,
+            r => panic!("{r:?}"),
+        };
+        let mut lp3 = lp2.clone();
+        lp3.push([2, -1], 0, true);
+        match feasible_from(&lp3, Some(&w0)) {
+            LpResult::Feasible(Some(w)) => check_witness(&lp3, &w),
             r => panic!("{r:?}"),
         }
         // with equality 2x − y = 0

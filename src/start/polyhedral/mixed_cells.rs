@@ -90,6 +90,10 @@ struct Ctx<'a> {
     compat: Vec<Vec<u64>>,
     lp_calls: AtomicU64,
     shortcuts: AtomicU64,
+    /// Filter the mask by one LP per point of the later groups whenever a group is
+    /// completed (measured: 1.2–1.5× fewer seconds on cyclic-9 / chandra-11; doing it at
+    /// every node costs more than it saves).
+    lookahead: bool,
 }
 
 #[derive(Clone)]
@@ -175,6 +179,87 @@ impl<'a> Ctx<'a> {
         start..end.max(start)
     }
 
+    /// Cheap necessary condition: every group not yet complete after slot `depth − 1`
+    /// still has enough compatible points in `mask` for its remaining slots.
+    fn enough_left(&self, mask: &[u64], depth: usize) -> bool {
+        let mut d = depth;
+        while d < self.slots.len() {
+            let (g, pos) = self.slots[d];
+            let need = self.s.equations[g].len() + 1 - pos;
+            let lo = self.offset[g];
+            let hi = lo + self.s.groups[g].len();
+            let mut have = 0;
+            for id in lo..hi {
+                have += (mask[id / 64] >> (id % 64) & 1) as usize;
+            }
+            if have < need {
+                return false;
+            }
+            // an untouched group needs a compatible lower edge inside the mask
+            if pos == 0 && need >= 2 {
+                let has_edge = (lo..hi).any(|p| {
+                    mask[p / 64] >> (p % 64) & 1 == 1
+                        && (p + 1..hi).any(|q| {
+                            mask[q / 64] >> (q % 64) & 1 == 1
+                                && self.compat[p][q / 64] >> (q % 64) & 1 == 1
+                        })
+                });
+                if !has_edge {
+                    return false;
+                }
+            }
+            d += need;
+        }
+        true
+    }
+
+    /// One LP (or witness shortcut) per masked point of every untouched group; clears the
+    /// infeasible ones from `mask`. False when some group is left with too few points.
+    fn lookahead_filter(
+        &self,
+        chosen: &[usize],
+        witness: Option<&Witness>,
+        mask: &mut [u64],
+        lp: &mut Lp,
+    ) -> Result<bool, CellError> {
+        let mut d = chosen.len();
+        while d < self.slots.len() {
+            let (h, _) = self.slots[d];
+            let k = self.s.equations[h].len();
+            let lo = self.offset[h];
+            let len = self.s.groups[h].len();
+            // minimal points at the witness are feasible without an LP
+            let heights: Option<Vec<i128>> =
+                witness.and_then(|w| (0..len).map(|q| self.height(w, h, q)).collect());
+            let hmin = heights.as_ref().and_then(|v| v.iter().min().copied());
+            let mut have = 0;
+            for q in 0..len {
+                let id = lo + q;
+                if mask[id / 64] >> (id % 64) & 1 == 0 {
+                    continue;
+                }
+                let ok = if heights.is_some() && heights.as_ref().map(|v| v[q]) == hmin {
+                    true
+                } else {
+                    self.build_lp(lp, chosen);
+                    self.push_group(lp, h, q, &[]);
+                    self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                    matches!(lp::feasible_from(lp, witness), LpResult::Feasible(_))
+                };
+                if ok {
+                    have += 1;
+                } else {
+                    mask[id / 64] &= !(1u64 << (id % 64));
+                }
+            }
+            if have < k + 1 {
+                return Ok(false);
+            }
+            d += k + 1;
+        }
+        Ok(true)
+    }
+
     /// Feasible children of `node` (which fills slots `0..depth`).
     fn children(&self, node: &Node, lp: &mut Lp) -> Result<Vec<Node>, CellError> {
         let depth = node.chosen.len();
@@ -185,6 +270,15 @@ impl<'a> Ctx<'a> {
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
                 continue;
             }
+            let mask: Vec<u64> = node
+                .mask
+                .iter()
+                .zip(&self.compat[id])
+                .map(|(a, b)| a & b)
+                .collect();
+            if !self.enough_left(&mask, depth + 1) {
+                continue;
+            }
             let mut chosen = node.chosen.clone();
             chosen.push(cand);
             let witness = if self.shortcut(node, depth, cand) {
@@ -193,7 +287,7 @@ impl<'a> Ctx<'a> {
             } else {
                 self.build_lp(lp, &chosen);
                 self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                match lp::feasible(lp) {
+                match lp::feasible_from(lp, node.witness.as_ref()) {
                     LpResult::Infeasible => continue,
                     LpResult::Dependent => {
                         return Err(CellError::NonGeneric(format!(
@@ -203,12 +297,14 @@ impl<'a> Ctx<'a> {
                     LpResult::Feasible(w) => w,
                 }
             };
-            let mask = node
-                .mask
-                .iter()
-                .zip(&self.compat[id])
-                .map(|(a, b)| a & b)
-                .collect();
+            let mut mask = mask;
+            if self.lookahead && self.slots[depth].1 == self.s.equations[g].len() {
+                // group completed: drop the points of later groups that can no longer be on
+                // a lower face together with this partial cell
+                if !self.lookahead_filter(&chosen, witness.as_ref(), &mut mask, lp)? {
+                    continue;
+                }
+            }
             out.push(Node {
                 chosen,
                 witness,
@@ -412,7 +508,7 @@ fn relation_table(ctx: &mut Ctx) -> Result<u64, CellError> {
             };
             bits[p / 64] |= 1 << (p % 64);
             for (q, &(h, j)) in owner.iter().enumerate() {
-                if q == p || (h == g && s.equations[g].len() < 1) {
+                if q == p {
                     continue;
                 }
                 // witness shortcut
@@ -520,6 +616,7 @@ pub fn mixed_cells(
         compat: Vec::new(),
         lp_calls: AtomicU64::new(0),
         shortcuts: AtomicU64::new(0),
+        lookahead: true,
     };
     let relation_lps = pool.install(|| relation_table(&mut ctx))?;
     let ctx = ctx;
