@@ -6,8 +6,8 @@ use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
 use crate::post::{Endpoint, Refiner};
 use crate::report::{Summary, Tally};
-use crate::start::polyhedral::{self, start::Polyhedral};
 use crate::start::mhom::homotopy::MhomStart;
+use crate::start::polyhedral::{self, start::Polyhedral};
 use crate::start::total_degree::TotalDegree;
 use crate::system::System;
 use crate::track::{track_all, StartPoint, TrackerOptions};
@@ -238,7 +238,10 @@ impl Start {
                 track_all(backend, &td.homotopy, tracker, &mut starts, on_end)?;
             }
             Start::Mhom(m) => {
-                let wanted = |i: u64| only.as_ref().is_none_or(|ids| ids.binary_search(&i).is_ok());
+                let wanted = |i: u64| {
+                    only.as_ref()
+                        .is_none_or(|ids| ids.binary_search(&i).is_ok())
+                };
                 let mut starts = m
                     .start
                     .start_points()

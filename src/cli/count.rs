@@ -60,7 +60,10 @@ pub fn root_counts(
             }
             None => mhom::best_partition(system)?,
         };
-        m.insert("mhom_bezout".into(), json!(count.to_string().parse::<u128>().ok()));
+        m.insert(
+            "mhom_bezout".into(),
+            json!(count.to_string().parse::<u128>().ok()),
+        );
         m.insert("partition".into(), json!(part.display(&system.variables)));
     }
     m.insert("seconds".into(), json!(clock.elapsed().as_secs_f64()));

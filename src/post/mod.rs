@@ -13,9 +13,11 @@ use num_complex::Complex64 as C64;
 use serde::Serialize;
 
 /// Condition numbers above this make an endpoint singular.
-pub const SINGULAR_COND: f64 = 1e10;
+pub const SINGULAR_COND: f64 = 1e12;
 /// `|y_n| / ‖y‖` below this puts a refined endpoint at infinity.
 pub const INFINITY_TOL: f64 = 1e-8;
+/// A nonsingular endpoint must have a relative residual below this.
+pub const RESIDUAL_TOL: f64 = 1e-8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -170,10 +172,24 @@ impl<'a> Refiner<'a> {
                 if rel < INFINITY_TOL {
                     ep.status = Status::AtInfinity;
                 } else {
-                    ep.status = if cond < SINGULAR_COND {
+                    let x: Vec<C64> = y[..nh - 1].iter().map(|v| v / y[nh - 1]).collect();
+                    let residual = self.system.relative_residual(&x);
+                    ep.status = if cond < SINGULAR_COND && residual < RESIDUAL_TOL {
                         Status::Nonsingular
-                    } else {
+                    } else if residual < RESIDUAL_TOL.sqrt() {
                         Status::Singular
+                    } else {
+                        // Newton did not reach the target system here: a diverging path
+                        // whose homogenizing coordinate is small but not yet below
+                        // INFINITY_TOL (seen on eco-8 with the CUDA backend).
+                        ep.reason = Some(format!(
+                            "no convergence at t = 1 (residual {residual:.1e}, |y_n| = {rel:.1e})"
+                        ));
+                        if rel < 1e-3 {
+                            Status::AtInfinity
+                        } else {
+                            Status::Failed
+                        }
                     };
                 }
             }

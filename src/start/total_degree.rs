@@ -28,7 +28,11 @@ impl TotalDegree {
         let n = system.n();
         let theta: f64 = rng.random::<f64>() * std::f64::consts::TAU;
         let gamma = C64::from_polar(1.0, theta);
-        let degrees: Vec<u32> = system.equations.iter().map(|f| f.degree().max(0) as u32).collect();
+        let degrees: Vec<u32> = system
+            .equations
+            .iter()
+            .map(|f| f.degree().max(0) as u32)
+            .collect();
         let start: Vec<Polynomial> = degrees
             .iter()
             .enumerate()
@@ -37,8 +41,14 @@ impl TotalDegree {
                 xk[k] = d as i32;
                 let terms = if d > 0 {
                     vec![
-                        Term { coeff: C64::new(1.0, 0.0), exponents: xk },
-                        Term { coeff: C64::new(-1.0, 0.0), exponents: vec![0; n] },
+                        Term {
+                            coeff: C64::new(1.0, 0.0),
+                            exponents: xk,
+                        },
+                        Term {
+                            coeff: C64::new(-1.0, 0.0),
+                            exponents: vec![0; n],
+                        },
                     ]
                 } else {
                     Vec::new()

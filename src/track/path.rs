@@ -9,6 +9,10 @@ pub const SAMPLE_RATIO: f64 = 3.0;
 /// such a step counts as converged and is not asked to contract.
 pub const NOISE_FACTOR: f64 = 8.0;
 
+/// A Newton correction that stops contracting below this size is taken as converged to the
+/// rounding level of the linear solve.
+pub const STAGNATION_TOL: f64 = 1e-6;
+
 /// A log-mode path switches to projective coordinates once `max_j Re z_j − min_j Re z_j`
 /// (with `z_n = 0`) is at most this: the coordinates then differ by at most e^30 ≈ 1e13.
 pub const LOG_SWITCH_SPREAD: f64 = 30.0;
@@ -330,12 +334,15 @@ impl PathState {
                     if eta > opts.eta_max {
                         return self.reject(opts, "predictor too far from the path");
                     }
-                } else if eta > 0.5 * self.eta_prev && eta > noise {
+                } else if eta > 0.5 * self.eta_prev && eta > noise.max(STAGNATION_TOL) {
                     return self.reject(opts, "Newton did not contract");
                 }
+                // Stagnation far below the predictor error: the rounding level of the solve
+                // (the QR estimate of κ can be low by orders of magnitude).
+                let stagnated = it >= 2 && eta > 0.5 * self.eta_prev && eta <= STAGNATION_TOL;
                 self.eta_prev = eta;
                 self.yc.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
-                if eta <= opts.corrector_tol.max(noise) {
+                if eta <= opts.corrector_tol.max(noise) || stagnated {
                     // Accept.
                     self.accepted += 1;
                     self.cond = cond;

@@ -16,7 +16,11 @@ pub struct MhomStart {
 }
 
 impl MhomStart {
-    pub fn new(system: &System, partition: Option<&Partition>, rng: &mut impl Rng) -> Result<MhomStart> {
+    pub fn new(
+        system: &System,
+        partition: Option<&Partition>,
+        rng: &mut impl Rng,
+    ) -> Result<MhomStart> {
         let partition = match partition {
             Some(p) => p.clone(),
             None => best_partition(system)?.0,
@@ -24,7 +28,11 @@ impl MhomStart {
         let start = LinearProductStart::new(system, &partition, rng)?;
         let gamma = C64::from_polar(1.0, rng.random::<f64>() * std::f64::consts::TAU);
         let homotopy = Homotopy::gamma_trick(system, &start.expand(), gamma);
-        Ok(MhomStart { homotopy, start, gamma })
+        Ok(MhomStart {
+            homotopy,
+            start,
+            gamma,
+        })
     }
 
     /// Homogeneous coordinates `(x, 1)` of start point `x`.

@@ -340,12 +340,20 @@ impl LinearProductStart {
                         for (&v, &cv) in self.partition.groups[j].iter().zip(&c[1..]) {
                             let mut e = vec![0; self.n];
                             e[v] = 1;
-                            factor.push(Term { coeff: cv, exponents: e });
+                            factor.push(Term {
+                                coeff: cv,
+                                exponents: e,
+                            });
                         }
                         let prod = p.terms.iter().flat_map(|a| {
                             factor.iter().map(move |b| Term {
                                 coeff: a.coeff * b.coeff,
-                                exponents: a.exponents.iter().zip(&b.exponents).map(|(x, y)| x + y).collect(),
+                                exponents: a
+                                    .exponents
+                                    .iter()
+                                    .zip(&b.exponents)
+                                    .map(|(x, y)| x + y)
+                                    .collect(),
                             })
                         });
                         p = Polynomial::from_terms(prod.collect::<Vec<_>>());
