@@ -1,0 +1,109 @@
+// Unified Euler/Newton directions by Gauss–Jordan (T. Chen §6, eq. (11), solved as the
+// square system [∂H/∂y; y*] [E N] = [−∂H/∂τ −H; 0 0], both right-hand sides in one sweep).
+// One segment of SEG lanes per point (SEG = 8, 16 or 32 ≥ NN): lane r holds row r of
+// [A | b1 b2] in registers (NN + 2 complex values; every register index is a compile-time
+// constant, the loops over columns are unrolled). Partial pivoting without row swaps: at
+// column k the rows not yet used elect the largest |a_rk| by a butterfly reduction, the
+// pivot row is broadcast by shuffles and eliminated from every other row. At the end each
+// row holds one nonzero d in its pivot column c, and x_c = b / d.
+// Before the sweep: the diag(e^{−z}) scaling of the evaluator output, and the row
+// equilibration of src/backend/mod.rs (fill_direction_system): each equation row divided
+// by its largest |∂h_k/∂y_j|; the last row is conj(y).
+
+__device__ __forceinline__ double2 shfl2(double2 v, int src) {
+    return cmk(__shfl_sync(0xffffffffu, v.x, src, SEG), __shfl_sync(0xffffffffu, v.y, src, SEG));
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
+              double2* __restrict__ euler, double2* __restrict__ newton,
+              double* __restrict__ cond, int p) {
+    long gt = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if ((gt & ~31L) >= (long)p * SEG) return;  // whole warp past the end
+    const int r = threadIdx.x & (SEG - 1);
+    const long i = gt / SEG;
+    const bool valid = i < p;
+
+    double2 yr = cmk(0.0, 0.0);
+    if (valid && r < NN) yr = y[i * NN + r];
+    const double2 invr = safe_inv(yr);
+
+    double2 a[NN];
+    double2 b0 = cmk(0.0, 0.0), b1 = cmk(0.0, 0.0);
+    if (valid && r < NEQ) {
+        const double2* row = jac + (i * NEQ + r) * W;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) a[j] = row[j];
+        b0 = cneg(row[NN]);
+        b1 = cneg(row[NN + 1]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < NN; ++j) a[j] = cmk(0.0, 0.0);
+    }
+#pragma unroll
+    for (int j = 0; j < NN; ++j) {
+        double2 inv_j = shfl2(invr, j);
+        double2 y_j = shfl2(yr, j);
+        if (r < NEQ) a[j] = cmul(a[j], inv_j);
+        else if (r == NEQ) a[j] = cconj(y_j);
+    }
+    if (r < NEQ) {
+        double mx = 0.0;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) mx = fmax(mx, cabs2(a[j]));
+        double sc = (mx > 0.0 && isfinite(mx)) ? 1.0 / mx : 1.0;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) a[j] = cscale(a[j], sc);
+        b0 = cscale(b0, sc);
+        b1 = cscale(b1, sc);
+    }
+
+    bool used = !(r < NN);
+    double2 d = cmk(1.0, 0.0);
+    int mycol = -1;
+    double dmax = 0.0, dmin = 1.0 / 0.0;
+#pragma unroll
+    for (int k = 0; k < NN; ++k) {
+        double v = used ? -1.0 : cnorm2(a[k]);
+        int pl = r;
+#pragma unroll
+        for (int off = SEG / 2; off > 0; off >>= 1) {
+            double ov = __shfl_xor_sync(0xffffffffu, v, off, SEG);
+            int ol = __shfl_xor_sync(0xffffffffu, pl, off, SEG);
+            if (ov > v || (ov == v && ol < pl)) {
+                v = ov;
+                pl = ol;
+            }
+        }
+        const double2 pk = shfl2(a[k], pl);
+        const double pn = cabs2(pk);
+        dmax = fmax(dmax, pn);
+        dmin = fmin(dmin, pn);
+        const double2 ipk = crecip(pk);
+        const bool me = (r == pl);
+        const double2 f = cmul(a[k], ipk);
+        if (me) {
+            used = true;
+            d = a[k];
+            mycol = k;
+        }
+#pragma unroll
+        for (int j = k + 1; j < NN; ++j) {
+            double2 pj = shfl2(a[j], pl);
+            if (!me) a[j] = cfnms(a[j], f, pj);
+        }
+        double2 q0 = shfl2(b0, pl), q1 = shfl2(b1, pl);
+        if (!me) {
+            b0 = cfnms(b0, f, q0);
+            b1 = cfnms(b1, f, q1);
+            a[k] = cmk(0.0, 0.0);
+        }
+    }
+    if (!valid) return;
+    if (mycol >= 0) {
+        double2 id = crecip(d);
+        euler[i * NN + mycol] = cmul(b0, id);
+        newton[i * NN + mycol] = cmul(b1, id);
+    }
+    if (r == 0) cond[i] = (dmin > 0.0) ? dmax / dmin : 1.0 / 0.0;
+}
