@@ -14,15 +14,29 @@ __device__ __forceinline__ double2 shfl2(double2 v, int src) {
     return cmk(__shfl_sync(0xffffffffu, v.x, src, SEG), __shfl_sync(0xffffffffu, v.y, src, SEG));
 }
 
-extern "C" __global__ void __launch_bounds__(128)
+// GJ_THREADS threads per block (128, or 64 when SEG = 32, keeping the tile under 48 KB);
+// the block's points are consecutive, so their extended Jacobians are one contiguous
+// range, first copied to shared memory with coalesced 16-byte loads.
+#define GJ_THREADS (SEG == 32 ? 64 : 128)
+#define GJ_POINTS (GJ_THREADS / SEG)
+
+extern "C" __global__ void __launch_bounds__(GJ_THREADS)
 gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
               double2* __restrict__ euler, double2* __restrict__ newton,
               double* __restrict__ cond, int p) {
-    long gt = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if ((gt & ~31L) >= (long)p * SEG) return;  // whole warp past the end
+    __shared__ double2 tile[GJ_POINTS * NEQ * W];
+    const long i0 = (long)blockIdx.x * GJ_POINTS;
+    const int count = ((long)p - i0 < GJ_POINTS) ? (int)((long)p - i0) : GJ_POINTS;
+    {
+        const double2* src = jac + i0 * (NEQ * W);
+        for (int e = threadIdx.x; e < count * NEQ * W; e += GJ_THREADS) tile[e] = src[e];
+    }
+    __syncthreads();
     const int r = threadIdx.x & (SEG - 1);
-    const long i = gt / SEG;
-    const bool valid = i < p;
+    const int pt = threadIdx.x / SEG;
+    const long i = i0 + pt;
+    const bool valid = pt < count;
+    if ((int)(threadIdx.x & ~31u) / SEG >= count) return;  // whole warp past the end
 
     double2 yr = cmk(0.0, 0.0);
     if (valid && r < NN) yr = y[i * NN + r];
@@ -31,7 +45,7 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
     double2 a[NN];
     double2 b0 = cmk(0.0, 0.0), b1 = cmk(0.0, 0.0);
     if (valid && r < NEQ) {
-        const double2* row = jac + (i * NEQ + r) * W;
+        const double2* row = tile + (pt * NEQ + r) * W;
 #pragma unroll
         for (int j = 0; j < NN; ++j) a[j] = row[j];
         b0 = cneg(row[NN]);
@@ -75,11 +89,12 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
                 pl = ol;
             }
         }
+        // v is |pivot|² (the same in every lane of the segment after the reduction)
         const double2 pk = shfl2(a[k], pl);
-        const double pn = cabs2(pk);
+        const double pn = sqrt(v);
         dmax = fmax(dmax, pn);
         dmin = fmin(dmin, pn);
-        const double2 ipk = crecip(pk);
+        const double2 ipk = (v > 1e-290 && v < 1e290) ? cscale(cconj(pk), 1.0 / v) : crecip(pk);
         const bool me = (r == pl);
         const double2 f = cmul(a[k], ipk);
         if (me) {

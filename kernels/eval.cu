@@ -52,19 +52,37 @@ extern "C" __global__ void eval_exp(const double2* __restrict__ z,
     }
 }
 
+// Threads per block of eval_fused / eval_gen: one point each, one equation per block row.
+#define EV_THREADS 64
+
+// Writes each warp's 32 rows tile[t][0..W) (points i0 + t, equation k) to the point-major
+// jac: consecutive lanes store consecutive 16-byte words of consecutive rows (a row is
+// contiguous, rows of one equation are n·W apart), instead of 32 scattered stores.
+__device__ __forceinline__ void store_rows(double2 (*tile)[W], double2* __restrict__ jac,
+                                           long i0, int k, int p) {
+    const int wbase = threadIdx.x & ~31, lane = threadIdx.x & 31;
+    __syncwarp();
+    for (int e = lane; e < 32 * W; e += 32) {
+        const int t = e / W, j = e - t * W;
+        const long i = i0 + wbase + t;
+        if (i < p) jac[(i * NEQ + k) * W + j] = tile[wbase + t][j];
+    }
+}
+
 // Fused alternative to eval_exp + the per-equation ZGEMMs: thread (i, k) forms row k of
 // point i directly, jac[i][k][:] = Σ_{c ∈ block k} e_c · B_kᵀ[c][:], keeping the W
 // accumulators in registers (no e buffer in device memory).
-extern "C" __global__ void eval_fused(const double2* __restrict__ z,
-                                      const double* __restrict__ ahat,
-                                      const double2* __restrict__ bt,
-                                      double2* __restrict__ jac, int p) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int k = blockIdx.y;
-    if (i >= p) return;
+extern "C" __global__ void __launch_bounds__(EV_THREADS)
+eval_fused(const double2* __restrict__ z, const double* __restrict__ ahat,
+           const double2* __restrict__ bt, double2* __restrict__ jac, int p) {
+    __shared__ double2 tile[EV_THREADS][W];
+    const long i0 = (long)blockIdx.x * EV_THREADS;
+    if (i0 + (threadIdx.x & ~31) >= p) return;  // whole warp past the end
+    const long i = (i0 + threadIdx.x < p) ? i0 + threadIdx.x : (long)p - 1;  // lanes past the end recompute the last
+    const int k = blockIdx.y;
     double2 zz[NZ];
 #pragma unroll
-    for (int j = 0; j < NZ; ++j) zz[j] = z[(long)i * NZ + j];
+    for (int j = 0; j < NZ; ++j) zz[j] = z[i * NZ + j];
     const int c0 = BSTART[k], c1 = BSTART[k + 1];
     double s = -1.0 / 0.0;
     for (int c = c0; c < c1; ++c) {
@@ -90,9 +108,9 @@ extern "C" __global__ void eval_fused(const double2* __restrict__ z,
 #pragma unroll
         for (int j = 0; j < W; ++j) acc[j] = cfma(ec, bt[c * W + j], acc[j]);
     }
-    double2* row = jac + ((long)i * NEQ + k) * W;
 #pragma unroll
-    for (int j = 0; j < W; ++j) row[j] = acc[j];
+    for (int j = 0; j < W; ++j) tile[threadIdx.x][j] = acc[j];
+    store_rows(tile, jac, i0, k, p);
 }
 
 // diag(e^{−z}, 1, 1): ∂h/∂y_j = ∂h/∂z_j / y_j. One thread per (point, equation, j < NN).

@@ -48,7 +48,7 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 100)]
         steps: usize,
         /// Evaluation routes to time (comma separated).
-        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [crate::backend::cuda::EvalMethod::Cublas, crate::backend::cuda::EvalMethod::Fused])]
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [crate::backend::cuda::EvalMethod::Cublas, crate::backend::cuda::EvalMethod::Fused, crate::backend::cuda::EvalMethod::Generated])]
         eval: Vec<crate::backend::cuda::EvalMethod>,
         /// Launch the steps one kernel at a time instead of replaying a captured CUDA graph.
         #[arg(long)]
@@ -242,6 +242,8 @@ fn bench_step(
     for name in systems {
         let sys = system_by_name(name)?;
         let h = random_lift_homotopy(&sys, seed);
+        backend.set_homotopy(&h)?;
+        println!("# {name}: {}", backend.kernel_report());
         for &m in evals {
             backend.set_eval_method(m);
             for &p in ps {
@@ -250,7 +252,7 @@ fn bench_step(
                     .map(|s| format!("{:.1}", s * 1e3))
                     .unwrap_or_else(|| "-".into());
                 println!(
-                    "{:<10} {:>3} {:>5} {:>8} {:>7} {:>6} {:>6} {:>11.3} {:>11} {:>14.3e} {:>6.1}%",
+                    "{:<10} {:>3} {:>5} {:>8} {:>9} {:>5} {:>6} {:>11.3} {:>9} {:>14.3e} {:>6.1}% {:>9.4} {:>9.4}",
                     name,
                     h.n,
                     h.term_count(),
@@ -261,7 +263,9 @@ fn bench_step(
                     t.ms,
                     v100,
                     (p * steps) as f64 / (t.ms * 1e-3),
-                    t.finite_fraction * 100.0
+                    t.finite_fraction * 100.0,
+                    t.eval_ms,
+                    t.gj_ms
                 );
             }
         }

@@ -27,6 +27,8 @@ pub struct Kernels {
     pub gj_directions: CudaFunction,
     pub euler_predict: CudaFunction,
     pub newton_correct: CudaFunction,
+    /// The generated evaluator (absent beyond [`MAX_GEN_TERMS`] terms).
+    pub eval_gen: Option<CudaFunction>,
     /// Lanes per point in `gj_directions`.
     pub seg: usize,
 }
@@ -62,9 +64,120 @@ pub fn source(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
     Ok(s)
 }
 
-/// Compiles and loads the kernels for the given sizes on `dev`.
-pub fn build(dev: &Device, n: usize, m: usize, bstart: &[usize]) -> Result<Kernels> {
-    let src = source(n, m, bstart)?;
+/// Largest number of terms for which [`eval_gen_source`] is generated (code size and
+/// NVRTC time grow with the number of terms).
+pub const MAX_GEN_TERMS: usize = 4096;
+
+/// A double as a C literal that reads back to the same value.
+fn lit(x: f64) -> String {
+    format!("({x:e})")
+}
+
+/// Straight-line evaluation code for the loaded homotopy (`EvalMethod::Generated`): the
+/// exponents, lifts and coefficients become literals, so every product with a zero
+/// exponent disappears at compile time (the exponent matrices of the benchmark families are
+/// sparse) and no term data is read from memory. Kernel `eval_gen`: thread (point i,
+/// equation k = blockIdx.y, uniform per block, so no divergence) computes the shifted
+/// `e_c = exp((ẑ Â)_c − s_k)` of its terms and accumulates
+/// `row_j = Σ_c e_c·c_c·a_{j,c}` (j ≤ n), `Σ e_c·c_c·ω_c`, `Σ e_c·c_c` in registers.
+pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
+    let (nn, m) = (layout.nh, layout.m);
+    let nz = nn + 1;
+    let mut s = String::new();
+    let _ = writeln!(s, "extern \"C\" __global__ void __launch_bounds__(EV_THREADS)\neval_gen(const double2* __restrict__ z, double2* __restrict__ jac, int p) {{");
+    let _ = writeln!(s, "    __shared__ double2 tile[EV_THREADS][W];");
+    let _ = writeln!(s, "    const long i0 = (long)blockIdx.x * EV_THREADS;");
+    let _ = writeln!(s, "    if (i0 + (threadIdx.x & ~31) >= p) return;");
+    let _ = writeln!(
+        s,
+        "    const long i = (i0 + threadIdx.x < p) ? i0 + threadIdx.x : (long)p - 1;"
+    );
+    let _ = writeln!(s, "    double2 zz[NZ];\n#pragma unroll\n    for (int j = 0; j < NZ; ++j) zz[j] = z[i * NZ + j];");
+    let _ = writeln!(s, "    double2* row = tile[threadIdx.x];");
+    let _ = writeln!(s, "    switch (blockIdx.y) {{");
+    for (k, b) in layout.blocks.iter().enumerate() {
+        let _ = writeln!(s, "    case {k}: {{");
+        let cols: Vec<usize> = (b.start..b.start + b.len).collect();
+        let dot = |c: usize, part: &str| {
+            let mut e = String::from("0.0");
+            for j in 0..nz {
+                let a = layout.a_hat[j * m + c];
+                if a != 0.0 {
+                    e = format!("fma({}, zz[{j}].{part}, {e})", lit(a));
+                }
+            }
+            e
+        };
+        for (q, &c) in cols.iter().enumerate() {
+            let _ = writeln!(s, "        const double r{q} = {};", dot(c, "x"));
+        }
+        let _ = write!(s, "        double sh = r0;");
+        for q in 1..cols.len() {
+            let _ = write!(s, " sh = fmax(sh, r{q});");
+        }
+        let _ = writeln!(s);
+        // which outputs are structurally nonzero
+        let mut used = vec![false; nn + 2];
+        used[nn + 1] = true;
+        for &c in &cols {
+            for (j, u) in used.iter_mut().enumerate().take(nz) {
+                if layout.a_hat[j * m + c] != 0.0 {
+                    *u = true;
+                }
+            }
+        }
+        for (j, &u) in used.iter().enumerate() {
+            if u {
+                let _ = writeln!(s, "        double2 acc{j} = cmk(0.0, 0.0);");
+            }
+        }
+        for (q, &c) in cols.iter().enumerate() {
+            let coeff = b.bt[q * (nn + 2) + nn + 1];
+            let _ = writeln!(s, "        {{");
+            let _ = writeln!(s, "            const double im = {};", dot(c, "y"));
+            let _ = writeln!(s, "            double sn, cs; sincos(im, &sn, &cs);");
+            let _ = writeln!(s, "            const double mg = exp(r{q} - sh);");
+            let _ = writeln!(
+                s,
+                "            const double2 t = cmul(cmk(mg * cs, mg * sn), cmk({}, {}));",
+                lit(coeff.re),
+                lit(coeff.im)
+            );
+            for j in 0..nz {
+                let a = layout.a_hat[j * m + c];
+                if a != 0.0 {
+                    // j < nn: exponent of y_j; j = nn: the lift ω (column nn of the row)
+                    let _ = writeln!(s, "            acc{j}.x = fma({a}, t.x, acc{j}.x); acc{j}.y = fma({a}, t.y, acc{j}.y);", a = lit(a));
+                }
+            }
+            let last = nn + 1;
+            let _ = writeln!(s, "            acc{last}.x += t.x; acc{last}.y += t.y;");
+            let _ = writeln!(s, "        }}");
+        }
+        for (j, &u) in used.iter().enumerate() {
+            if u {
+                let _ = writeln!(s, "        row[{j}] = acc{j};");
+            } else {
+                let _ = writeln!(s, "        row[{j}] = cmk(0.0, 0.0);");
+            }
+        }
+        let _ = writeln!(s, "        break;\n    }}");
+    }
+    let _ = writeln!(
+        s,
+        "    }}\n    store_rows(tile, jac, i0, blockIdx.y, p);\n}}"
+    );
+    s
+}
+
+/// Compiles and loads the kernels for the loaded homotopy on `dev`.
+pub fn build(dev: &Device, layout: &crate::eval::EvalLayout, bstart: &[usize]) -> Result<Kernels> {
+    let (n, m) = (layout.n, layout.m);
+    let mut src = source(n, m, bstart)?;
+    let generated = m <= MAX_GEN_TERMS;
+    if generated {
+        src.push_str(&eval_gen_source(layout));
+    }
     let seg = segment(n + 1).unwrap_or(32);
     let opts = CompileOptions {
         arch: dev.nvrtc_arch(),
@@ -97,6 +210,11 @@ pub fn build(dev: &Device, n: usize, m: usize, bstart: &[usize]) -> Result<Kerne
         gj_directions: f("gj_directions")?,
         euler_predict: f("euler_predict")?,
         newton_correct: f("newton_correct")?,
+        eval_gen: if generated {
+            Some(f("eval_gen")?)
+        } else {
+            None
+        },
         seg,
     })
 }

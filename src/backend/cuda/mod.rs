@@ -37,6 +37,10 @@ pub enum EvalMethod {
     Cublas,
     /// One kernel per (point, equation) forming the row with register accumulators.
     Fused,
+    /// Like `Fused`, with the homotopy's exponents and coefficients compiled into the
+    /// kernel as literals (zero exponents cost nothing); `Fused` beyond
+    /// [`kernels::MAX_GEN_TERMS`] terms.
+    Generated,
 }
 
 /// Threads per block of the per-point kernels.
@@ -146,6 +150,28 @@ impl CudaBackend {
         self.eval_method
     }
 
+    /// Registers and local-memory bytes per thread of the main kernels (compiler report).
+    pub fn kernel_report(&self) -> String {
+        let Some(l) = &self.loaded else {
+            return String::new();
+        };
+        let mut v = Vec::new();
+        let mut add = |name: &str, f: &cudarc::driver::CudaFunction| {
+            v.push(format!(
+                "{name}: {} regs, {} B local",
+                f.num_regs().unwrap_or(-1),
+                f.local_size_bytes().unwrap_or(-1)
+            ))
+        };
+        add("eval_exp", &l.k.eval_exp);
+        add("eval_fused", &l.k.eval_fused);
+        if let Some(g) = &l.k.eval_gen {
+            add("eval_gen", g);
+        }
+        add("gj_directions", &l.k.gj_directions);
+        v.join("; ")
+    }
+
     /// Caps the points per device chunk (tests use this to exercise chunking).
     pub fn set_chunk_limit(&mut self, points: usize) {
         self.chunk_limit = points;
@@ -250,8 +276,27 @@ impl CudaBackend {
             block_dim: (BLOCK, 1, 1),
             shared_mem_bytes: 0,
         };
+        // eval_fused / eval_gen: EV_THREADS = 64 points per block
+        let cfg64 = LaunchConfig {
+            grid_dim: (p.div_ceil(64) as u32, l.n as u32, 1),
+            block_dim: (64, 1, 1),
+            shared_mem_bytes: 0,
+        };
         let (ahat, bt) = (l.ahat.ptr, l.bt.ptr);
-        match self.eval_method {
+        let method = match (self.eval_method, &l.k.eval_gen) {
+            (EvalMethod::Generated, None) => EvalMethod::Fused,
+            (m, _) => m,
+        };
+        match method {
+            EvalMethod::Generated => unsafe {
+                s.launch_builder(l.k.eval_gen.as_ref().unwrap())
+                    .arg(&z)
+                    .arg(&jac)
+                    .arg(&pi)
+                    .launch(cfg64)
+            }
+            .map(|_| ())
+            .map_err(|e| cuda_err("cuLaunchKernel(eval_gen)", e))?,
             EvalMethod::Fused => unsafe {
                 s.launch_builder(&l.k.eval_fused)
                     .arg(&z)
@@ -259,7 +304,7 @@ impl CudaBackend {
                     .arg(&bt)
                     .arg(&jac)
                     .arg(&pi)
-                    .launch(cfg2)
+                    .launch(cfg64)
             }
             .map(|_| ())
             .map_err(|e| cuda_err("cuLaunchKernel(eval_fused)", e))?,
@@ -319,9 +364,21 @@ impl CudaBackend {
             .as_ref()
             .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
         self.queue_eval(p, y, tau, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+        self.queue_gj(p, b.jac.ptr, y, euler, newton, cond)
+    }
+
+    /// Queues the Gauss–Jordan direction solve on extended Jacobians at `jac`.
+    fn queue_gj(
+        &self,
+        p: usize,
+        jac: u64,
+        y: u64,
+        euler: u64,
+        newton: u64,
+        cond: u64,
+    ) -> Result<()> {
         let l = self.loaded()?;
         let pi = i32_of(p)?;
-        let jac = b.jac.ptr;
         unsafe {
             self.dev
                 .stream
@@ -332,7 +389,15 @@ impl CudaBackend {
                 .arg(&newton)
                 .arg(&cond)
                 .arg(&pi)
-                .launch(grid1(p * l.k.seg))
+                .launch({
+                    let threads = if l.k.seg == 32 { 64 } else { 128 };
+                    let ppb = threads / l.k.seg;
+                    LaunchConfig {
+                        grid_dim: (p.div_ceil(ppb) as u32, 1, 1),
+                        block_dim: (threads as u32, 1, 1),
+                        shared_mem_bytes: 0,
+                    }
+                })
         }
         .map_err(|e| cuda_err("cuLaunchKernel(gj_directions)", e))?;
         Ok(())
@@ -376,7 +441,7 @@ impl Backend for CudaBackend {
         let mut bstart: Vec<usize> = layout.blocks.iter().map(|b| b.start).collect();
         bstart.push(m);
         let k = device::guarded("compiling the CUDA kernels", || {
-            kernels::build(&self.dev, n, m, &bstart)
+            kernels::build(&self.dev, &layout, &bstart)
         })?;
         let nz = nn + 1;
         // Â term-major: column c of the row-major (N+1) × M matrix.

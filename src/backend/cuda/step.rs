@@ -26,6 +26,10 @@ pub struct StepTiming {
     pub graph: bool,
     /// Fraction of paths whose coordinates are finite after the run (sanity check).
     pub finite_fraction: f64,
+    /// Device time of one evaluation (log + extended Jacobians) and of one Gauss–Jordan
+    /// direction solve of the last chunk, milliseconds (mean of 10).
+    pub eval_ms: f64,
+    pub gj_ms: f64,
 }
 
 impl CudaBackend {
@@ -83,6 +87,7 @@ impl CudaBackend {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let timer = Timer::new(&self.dev)?;
         let (mut done, mut ms, mut chunks, mut finite, mut graph_used) = (0, 0.0, 0, 0usize, false);
+        let (mut eval_ms, mut gj_ms) = (0.0, 0.0);
         while done < p {
             let want = self.chunk_for(p - done)?;
             let q = self.ensure(want)?;
@@ -131,6 +136,26 @@ impl CudaBackend {
             }
             ms += timer.stop_ms(&self.dev)?;
             drop(graph);
+            {
+                let b = self.bufs.as_ref().unwrap();
+                timer.start(&self.dev)?;
+                for _ in 0..10 {
+                    self.queue_eval(q, b.y.ptr, b.tau.ptr, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+                }
+                eval_ms = timer.stop_ms(&self.dev)? / 10.0;
+                timer.start(&self.dev)?;
+                for _ in 0..10 {
+                    self.queue_gj(
+                        q,
+                        b.jac.ptr,
+                        b.y1.ptr,
+                        b.euler.ptr,
+                        b.newton.ptr,
+                        b.cond.ptr,
+                    )?;
+                }
+                gj_ms = timer.stop_ms(&self.dev)? / 10.0;
+            }
             let b = self.bufs.as_ref().unwrap();
             self.dev.dtoh(&mut ys, &b.y)?;
             finite += (0..q)
@@ -150,6 +175,8 @@ impl CudaBackend {
             chunks,
             graph: graph_used,
             finite_fraction: finite as f64 / p as f64,
+            eval_ms,
+            gj_ms,
         })
     }
 
