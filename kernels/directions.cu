@@ -3,16 +3,13 @@
 // One segment of SEG lanes per point (SEG = 8, 16 or 32 ≥ NN): lane r holds row r of
 // [A | b1 b2] in registers (NN + 2 complex values; every register index is a compile-time
 // constant, the loops over columns are unrolled). Partial pivoting without row swaps: at
-// column k the rows not yet used elect the largest |a_rk| by a butterfly reduction, the
-// pivot row is broadcast by shuffles and eliminated from every other row. At the end each
+// column k the rows not yet used elect the largest |a_rk| by a butterfly reduction on a
+// packed (|a_rk|², lane) key, the pivot row is broadcast through shared memory and
+// eliminated from every other row. At the end each
 // row holds one nonzero d in its pivot column c, and x_c = b / d.
 // Before the sweep: the diag(e^{−z}) scaling of the evaluator output, and the row
 // equilibration of src/backend/mod.rs (fill_direction_system): each equation row divided
 // by its largest |∂h_k/∂y_j|; the last row is conj(y).
-
-__device__ __forceinline__ double2 shfl2(double2 v, int src) {
-    return cmk(__shfl_sync(0xffffffffu, v.x, src, SEG), __shfl_sync(0xffffffffu, v.y, src, SEG));
-}
 
 // GJ_THREADS threads per block (128, or 64 when SEG = 32, keeping the tile under 48 KB);
 // the block's points are consecutive, so their extended Jacobians are one contiguous
@@ -54,12 +51,19 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
 #pragma unroll
         for (int j = 0; j < NN; ++j) a[j] = cmk(0.0, 0.0);
     }
+    // y and 1/y of the point, broadcast through shared memory
+    __shared__ double2 ybuf[GJ_POINTS][NN], ibuf[GJ_POINTS][NN];
+    // the pivot row of the current column (columns k..N-1, then the two right-hand sides)
+    __shared__ double2 prow[GJ_POINTS][NN + 2];
+    if (r < NN) {
+        ybuf[pt][r] = yr;
+        ibuf[pt][r] = invr;
+    }
+    __syncwarp();
 #pragma unroll
     for (int j = 0; j < NN; ++j) {
-        double2 inv_j = shfl2(invr, j);
-        double2 y_j = shfl2(yr, j);
-        if (r < NEQ) a[j] = cmul(a[j], inv_j);
-        else if (r == NEQ) a[j] = cconj(y_j);
+        if (r < NEQ) a[j] = cmul(a[j], ibuf[pt][j]);
+        else if (r == NEQ) a[j] = cconj(ybuf[pt][j]);
     }
     if (r < NEQ) {
         double mx = 0.0;
@@ -75,44 +79,48 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
     bool used = !(r < NN);
     double2 d = cmk(1.0, 0.0);
     int mycol = -1;
-    double dmax = 0.0, dmin = 1.0 / 0.0;
+    double vmax = 0.0, vmin = 1.0 / 0.0;
 #pragma unroll
     for (int k = 0; k < NN; ++k) {
-        double v = used ? -1.0 : cnorm2(a[k]);
-        int pl = r;
+        // argmax of |a_rk|² over unused rows: the key is the square's bit pattern (monotone
+        // for non-negative doubles) with the low 5 bits replaced by 31 − r (ties: lowest r).
+        unsigned long long key =
+            used ? 0ull
+                 : ((unsigned long long)__double_as_longlong(cnorm2(a[k])) & ~31ull) |
+                       (unsigned long long)(31 - r);
 #pragma unroll
         for (int off = SEG / 2; off > 0; off >>= 1) {
-            double ov = __shfl_xor_sync(0xffffffffu, v, off, SEG);
-            int ol = __shfl_xor_sync(0xffffffffu, pl, off, SEG);
-            if (ov > v || (ov == v && ol < pl)) {
-                v = ov;
-                pl = ol;
-            }
+            unsigned long long o = __shfl_xor_sync(0xffffffffu, key, off, SEG);
+            key = o > key ? o : key;
         }
-        // v is |pivot|² (the same in every lane of the segment after the reduction)
-        const double2 pk = shfl2(a[k], pl);
-        const double pn = sqrt(v);
-        dmax = fmax(dmax, pn);
-        dmin = fmin(dmin, pn);
-        const double2 ipk = (v > 1e-290 && v < 1e290) ? cscale(cconj(pk), 1.0 / v) : crecip(pk);
+        const int pl = 31 - (int)(key & 31ull);
         const bool me = (r == pl);
-        const double2 f = cmul(a[k], ipk);
         if (me) {
+            prow[pt][k] = a[k];
+#pragma unroll
+            for (int j = k + 1; j < NN; ++j) prow[pt][j] = a[j];
+            prow[pt][NN] = b0;
+            prow[pt][NN + 1] = b1;
             used = true;
             d = a[k];
             mycol = k;
         }
-#pragma unroll
-        for (int j = k + 1; j < NN; ++j) {
-            double2 pj = shfl2(a[j], pl);
-            if (!me) a[j] = cfnms(a[j], f, pj);
-        }
-        double2 q0 = shfl2(b0, pl), q1 = shfl2(b1, pl);
+        __syncwarp();
+        const double2 pk = prow[pt][k];
+        const double v = cnorm2(pk);
+        vmax = fmax(vmax, v);
+        vmin = fmin(vmin, v);
+        const double2 ipk =
+            (v > 1e-290 && v < 1e290) ? cscale(cconj(pk), __drcp_rn(v)) : crecip(pk);
+        const double2 f = cmul(a[k], ipk);
         if (!me) {
-            b0 = cfnms(b0, f, q0);
-            b1 = cfnms(b1, f, q1);
+#pragma unroll
+            for (int j = k + 1; j < NN; ++j) a[j] = cfnms(a[j], f, prow[pt][j]);
+            b0 = cfnms(b0, f, prow[pt][NN]);
+            b1 = cfnms(b1, f, prow[pt][NN + 1]);
             a[k] = cmk(0.0, 0.0);
         }
+        __syncwarp();
     }
     if (!valid) return;
     if (mycol >= 0) {
@@ -120,5 +128,5 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
         euler[i * NN + mycol] = cmul(b0, id);
         newton[i * NN + mycol] = cmul(b1, id);
     }
-    if (r == 0) cond[i] = (dmin > 0.0) ? dmax / dmin : 1.0 / 0.0;
+    if (r == 0) cond[i] = (vmin > 0.0) ? sqrt(vmax / vmin) : 1.0 / 0.0;
 }
