@@ -15,7 +15,7 @@ $B solve systems/katsura8.yaml --backend cuda --json -q; echo "rc=$?"
 $B solve systems/katsura8.yaml --backend cuda --device 7 --json -q; echo "rc(--device 7)=$?"
 echo "== bench step"
 if [ "$MODE" = quick ]; then P=10,1000,100000; else P=10,50,250,500,1000,10000,100000,1000000; fi
-EVAL=${EVAL:-cublas,fused,generated}
+EVAL=${EVAL:-generated,cublas,fused}
 timeout 400 $B bench step --system cyclic14,chandra24 --p $P --eval $EVAL 2>&1 | tee "$OUTD/bench_step.txt"
 if [ "$MODE" = full ]; then
   echo "== full solves (gpu vs cpu, 16 cores)"

@@ -125,7 +125,7 @@ impl CudaBackend {
             blas,
             loaded: None,
             bufs: None,
-            eval_method: EvalMethod::Cublas,
+            eval_method: EvalMethod::Generated,
             chunk_limit: 0,
             dev,
         })
