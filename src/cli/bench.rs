@@ -242,12 +242,12 @@ fn bench_step(
     for name in systems {
         let sys = system_by_name(name)?;
         let h = random_lift_homotopy(&sys, seed);
-        backend.set_homotopy(&h)?;
-        println!("# {name}: {}", backend.kernel_report());
         for &m in evals {
             backend.set_eval_method(m);
+            backend.set_homotopy(&h)?;
+            println!("# {name} ({m:?}): {}", backend.kernel_report());
             for &p in ps {
-                let t = backend.time_steps(&h, p, steps, 1e-3, graph, seed)?;
+                let t = backend.time_steps(p, steps, 1e-3, graph, seed)?;
                 let v100 = seed_v100(name, p)
                     .map(|s| format!("{:.1}", s * 1e3))
                     .unwrap_or_else(|| "-".into());

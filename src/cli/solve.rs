@@ -39,7 +39,7 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = 0)]
     pub device: usize,
     /// How the CUDA backend forms the extended Jacobian.
-    #[arg(long, value_enum, default_value = "generated")]
+    #[arg(long, value_enum, default_value = "fused")]
     pub cuda_eval: EvalMethod,
     /// CPU threads (0: all cores).
     #[arg(long, default_value_t = 0)]

@@ -171,10 +171,17 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
 }
 
 /// Compiles and loads the kernels for the loaded homotopy on `dev`.
-pub fn build(dev: &Device, layout: &crate::eval::EvalLayout, bstart: &[usize]) -> Result<Kernels> {
+/// `with_gen`: also generate and compile `eval_gen` (costs NVRTC time that grows with the
+/// number of terms).
+pub fn build(
+    dev: &Device,
+    layout: &crate::eval::EvalLayout,
+    bstart: &[usize],
+    with_gen: bool,
+) -> Result<Kernels> {
     let (n, m) = (layout.n, layout.m);
     let mut src = source(n, m, bstart)?;
-    let generated = m <= MAX_GEN_TERMS;
+    let generated = with_gen && m <= MAX_GEN_TERMS;
     if generated {
         src.push_str(&eval_gen_source(layout));
     }

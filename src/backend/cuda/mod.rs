@@ -39,7 +39,8 @@ pub enum EvalMethod {
     Fused,
     /// Like `Fused`, with the homotopy's exponents and coefficients compiled into the
     /// kernel as literals (zero exponents cost nothing); `Fused` beyond
-    /// [`kernels::MAX_GEN_TERMS`] terms.
+    /// [`kernels::MAX_GEN_TERMS`] terms. Compiled at [`Backend::set_homotopy`] only when
+    /// selected before it (the generated source makes NVRTC slower).
     Generated,
 }
 
@@ -60,6 +61,8 @@ struct Loaded {
     bt: DBuf,
     /// Largest chunk of points the free memory held when the homotopy was loaded.
     max_points: usize,
+    /// Seconds spent generating, compiling (NVRTC) and loading the kernels.
+    compile_s: f64,
 }
 
 impl Loaded {
@@ -125,7 +128,7 @@ impl CudaBackend {
             blas,
             loaded: None,
             bufs: None,
-            eval_method: EvalMethod::Generated,
+            eval_method: EvalMethod::Fused,
             chunk_limit: 0,
             dev,
         })
@@ -169,6 +172,7 @@ impl CudaBackend {
             add("eval_gen", g);
         }
         add("gj_directions", &l.k.gj_directions);
+        v.push(format!("NVRTC + load {:.2} s", l.compile_s));
         v.join("; ")
     }
 
@@ -440,9 +444,16 @@ impl Backend for CudaBackend {
         }
         let mut bstart: Vec<usize> = layout.blocks.iter().map(|b| b.start).collect();
         bstart.push(m);
+        let clock = std::time::Instant::now();
         let k = device::guarded("compiling the CUDA kernels", || {
-            kernels::build(&self.dev, &layout, &bstart)
+            kernels::build(
+                &self.dev,
+                &layout,
+                &bstart,
+                self.eval_method == EvalMethod::Generated,
+            )
         })?;
+        let compile_s = clock.elapsed().as_secs_f64();
         let nz = nn + 1;
         // Â term-major: column c of the row-major (N+1) × M matrix.
         let mut ahat = vec![0.0f64; m * nz];
@@ -470,6 +481,7 @@ impl Backend for CudaBackend {
             ahat: d_ahat,
             bt: d_bt,
             max_points: 1,
+            compile_s,
         };
         let (free, _) = self.dev.mem_info()?;
         loaded.max_points =

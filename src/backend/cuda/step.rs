@@ -7,9 +7,7 @@
 
 use super::device::{cuda_err, Timer};
 use super::{grid1, i32_of, CudaBackend};
-use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::homotopy::Homotopy;
 use cudarc::driver::{sys as dsys, PushKernelArg};
 use num_complex::Complex64 as C64;
 use rand::{Rng, SeedableRng};
@@ -72,18 +70,17 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Times `steps` Euler–Newton steps of `p` random paths of `h` (step `dt` in τ).
+    /// Times `steps` Euler–Newton steps (step `dt` in τ) of `p` random paths of the loaded
+    /// homotopy ([`Backend::set_homotopy`] first).
     pub fn time_steps(
         &mut self,
-        hom: &Homotopy,
         p: usize,
         steps: usize,
         dt: f64,
         use_graph: bool,
         seed: u64,
     ) -> Result<StepTiming> {
-        self.set_homotopy(hom)?;
-        let nn = hom.nh();
+        let nn = self.loaded()?.nn;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let timer = Timer::new(&self.dev)?;
         let (mut done, mut ms, mut chunks, mut finite, mut graph_used) = (0, 0.0, 0, 0usize, false);
