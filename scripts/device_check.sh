@@ -19,9 +19,9 @@ EVAL=${EVAL:-generated,cublas,fused}
 timeout 400 $B bench step --system cyclic14,chandra24 --p $P --eval $EVAL 2>&1 | tee "$OUTD/bench_step.txt"
 if [ "$MODE" = full ]; then
   echo "== full solves (gpu vs cpu, 16 cores)"
-  for s in katsura12 chandra12 katsura10; do
+  for s in katsura10 katsura12 chandra12 katsura14; do
     for be in cuda cpu; do
-      timeout 120 $B solve systems/$s.yaml --backend $be --json -q | tee -a "$OUTD/solves.jsonl"
+      timeout 100 $B solve systems/$s.yaml --backend $be --json -q | tee -a "$OUTD/solves.jsonl"
     done
   done
 fi
