@@ -270,7 +270,8 @@ impl Start {
 }
 
 /// Solves on the CPU backend with default options except the start and the seed (tests and
-/// examples).
+/// examples). Returns the final endpoint of every path (a re-tracked path's last attempt),
+/// in path order.
 pub fn solve_cpu(system: &System, start: StartKind, seed: u64) -> Result<(Summary, Vec<Endpoint>)> {
     let mut backend = CpuBackend::new(0)?;
     let opts = SolveOptions {
@@ -278,10 +279,19 @@ pub fn solve_cpu(system: &System, start: StartKind, seed: u64) -> Result<(Summar
         start,
         ..Default::default()
     };
-    let mut eps = Vec::new();
-    let s = solve(system, &opts, &mut backend, &mut |e: &Endpoint| {
-        eps.push(e.clone());
+    solve_collect(system, &opts, &mut backend)
+}
+
+/// Solves and returns the final endpoint of every path, in path order.
+pub fn solve_collect(
+    system: &System,
+    opts: &SolveOptions,
+    backend: &mut dyn Backend,
+) -> Result<(Summary, Vec<Endpoint>)> {
+    let mut last = std::collections::BTreeMap::new();
+    let s = solve(system, opts, backend, &mut |e: &Endpoint| {
+        last.insert(e.path, e.clone());
         Ok(())
     })?;
-    Ok((s, eps))
+    Ok((s, last.into_values().collect()))
 }

@@ -7,6 +7,7 @@
 //! Newton step `N`, both orthogonal to `y` (projective tracking on the unit sphere).
 
 pub mod cpu;
+pub mod cuda;
 
 use crate::error::Result;
 use crate::eval::Points;

@@ -53,6 +53,27 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
+    /// The CUDA backend alone: `steps` device-resident Euler–Newton steps (one Euler
+    /// prediction + one Newton iteration) of p paths (T. Chen, Tables 1–2).
+    Step {
+        /// Systems (comma separated): family names with size or files.
+        #[arg(long, value_delimiter = ',', default_values_t = ["cyclic14".to_string(), "chandra24".to_string()])]
+        system: Vec<String>,
+        #[arg(long, value_delimiter = ',', default_values_t = [10usize, 50, 250, 500, 1000, 10_000, 100_000, 1_000_000])]
+        p: Vec<usize>,
+        #[arg(long, default_value_t = 100)]
+        steps: usize,
+        /// Evaluation routes to time (comma separated).
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [crate::backend::cuda::EvalMethod::Cublas, crate::backend::cuda::EvalMethod::Fused, crate::backend::cuda::EvalMethod::Generated])]
+        eval: Vec<crate::backend::cuda::EvalMethod>,
+        /// Launch the steps one kernel at a time instead of replaying a captured CUDA graph.
+        #[arg(long)]
+        no_graph: bool,
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 /// A system named as `FAMILYn` (generated) or a path to a file.
@@ -87,6 +108,15 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
         } => bench_eval(systems, p, *threads),
         BenchWhat::Rref { n, prime } => super::rref::bench(*n, *prime).map(|_| 0),
         BenchWhat::Perm { n, threads } => crate::linalg::permanent::bench(n, threads).map(|_| 0),
+        BenchWhat::Step {
+            system,
+            p,
+            steps,
+            eval,
+            no_graph,
+            device,
+            seed,
+        } => bench_step(system, p, *steps, eval, !*no_graph, *device, *seed),
     }
 }
 
@@ -176,6 +206,100 @@ fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
                 p as f64 / per,
                 layout.flops(p) / per * 1e-9
             );
+        }
+    }
+    Ok(0)
+}
+
+/// The seed's V100 times (seconds for 100 Euler–Newton steps; T. Chen, Tables 1–2).
+fn seed_v100(system: &str, p: usize) -> Option<f64> {
+    let t: &[(usize, f64)] = match system {
+        "cyclic14" => &[
+            (10, 0.0222),
+            (50, 0.0274),
+            (250, 0.0296),
+            (500, 0.0313),
+            (1000, 0.0355),
+        ],
+        "chandra24" => &[(250, 0.0728), (500, 0.0757), (1000, 0.0852)],
+        _ => &[],
+    };
+    t.iter().find(|(q, _)| *q == p).map(|(_, s)| *s)
+}
+
+/// The system's terms with random lifts in [0, 1) (the form of a polyhedral homotopy).
+pub fn random_lift_homotopy(sys: &System, seed: u64) -> crate::homotopy::Homotopy {
+    let mut rng = rng_for(seed);
+    let eqs = sys
+        .equations
+        .iter()
+        .map(|f| {
+            f.terms
+                .iter()
+                .map(|t| (t.coeff, t.exponents.clone(), rng.random::<f64>()))
+                .collect()
+        })
+        .collect();
+    crate::homotopy::Homotopy::from_affine_terms(sys.n(), eqs)
+}
+
+fn bench_step(
+    systems: &[String],
+    ps: &[usize],
+    steps: usize,
+    evals: &[crate::backend::cuda::EvalMethod],
+    graph: bool,
+    device: usize,
+    seed: u64,
+) -> Result<i32> {
+    let mut backend = crate::backend::cuda::CudaBackend::new(device)?;
+    println!(
+        "# pathtrack bench step: {steps} Euler–Newton steps (1 Euler prediction + 1 Newton iteration = 2 direction solves) on the device, {}",
+        backend.device_description()
+    );
+    println!(
+        "{:<10} {:>3} {:>5} {:>8} {:>7} {:>6} {:>6} {:>11} {:>11} {:>14} {:>7}",
+        "system",
+        "n",
+        "terms",
+        "p",
+        "eval",
+        "graph",
+        "chunks",
+        "ms/steps",
+        "V100 ms",
+        "path-steps/s",
+        "finite"
+    );
+    for name in systems {
+        let sys = system_by_name(name)?;
+        let h = random_lift_homotopy(&sys, seed);
+        for &m in evals {
+            backend.set_eval_method(m);
+            backend.set_homotopy(&h)?;
+            println!("# {name} ({m:?}): {}", backend.kernel_report());
+            for &p in ps {
+                let t = backend.time_steps(p, steps, 1e-3, graph, seed)?;
+                let v100 = seed_v100(name, p)
+                    .map(|s| format!("{:.1}", s * 1e3))
+                    .unwrap_or_else(|| "-".into());
+                println!(
+                    "{:<10} {:>3} {:>5} {:>8} {:>9} {:>5} {:>6} {:>11.3} {:>9} {:>14.3e} {:>6.1}% {:>9.4} {:>9.4}",
+                    name,
+                    h.n,
+                    h.term_count(),
+                    p,
+                    format!("{m:?}").to_lowercase(),
+                    if t.graph { "yes" } else { "no" },
+                    t.chunks,
+                    t.ms,
+                    v100,
+                    (p * steps) as f64 / (t.ms * 1e-3),
+                    t.finite_fraction * 100.0,
+                    t.eval_ms,
+                    t.gj_ms
+                );
+            }
         }
     }
     Ok(0)

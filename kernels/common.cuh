@@ -1,0 +1,59 @@
+// Shared device helpers for the pathtrack kernels. Complex numbers are double2 (x = re,
+// y = im). The host (src/backend/cuda/kernels.rs) prepends the compile-time sizes:
+//   NEQ  equations n            NN  homogeneous coordinates N = n + 1
+//   NZ   columns of Ẑ = N + 1   W   width of an extended-Jacobian row = N + 2
+//   MT   terms (columns of Â)   SEG lanes per point in the direction solve (8, 16 or 32)
+//   BSTART[NEQ + 1]             first term of each equation block in Â (constant memory)
+
+#ifndef PATHTRACK_COMMON
+#define PATHTRACK_COMMON
+
+#define DBL_MIN_POS 2.2250738585072014e-308
+
+__device__ __forceinline__ double2 cmk(double re, double im) { return make_double2(re, im); }
+__device__ __forceinline__ double2 cadd(double2 a, double2 b) { return cmk(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ double2 csub(double2 a, double2 b) { return cmk(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ double2 cneg(double2 a) { return cmk(-a.x, -a.y); }
+__device__ __forceinline__ double2 cconj(double2 a) { return cmk(a.x, -a.y); }
+__device__ __forceinline__ double2 cscale(double2 a, double s) { return cmk(a.x * s, a.y * s); }
+__device__ __forceinline__ double2 cmul(double2 a, double2 b) {
+    return cmk(fma(a.x, b.x, -a.y * b.y), fma(a.x, b.y, a.y * b.x));
+}
+// acc - a*b
+__device__ __forceinline__ double2 cfnms(double2 acc, double2 a, double2 b) {
+    return cmk(acc.x - fma(a.x, b.x, -a.y * b.y), acc.y - fma(a.x, b.y, a.y * b.x));
+}
+// acc + a*b
+__device__ __forceinline__ double2 cfma(double2 a, double2 b, double2 acc) {
+    return cmk(fma(a.x, b.x, fma(-a.y, b.y, acc.x)), fma(a.x, b.y, fma(a.y, b.x, acc.y)));
+}
+__device__ __forceinline__ double cabs2(double2 a) { return hypot(a.x, a.y); }
+__device__ __forceinline__ double cnorm2(double2 a) { return fma(a.x, a.x, a.y * a.y); }
+// 1 / a with scaling (no overflow/underflow of |a|^2 for representable a).
+__device__ __forceinline__ double2 crecip(double2 a) {
+    double s = fmax(fabs(a.x), fabs(a.y));
+    if (s == 0.0) return cmk(1.0 / 0.0, 0.0);
+    double2 b = cscale(a, 1.0 / s);
+    double d = fma(b.x, b.x, b.y * b.y);
+    return cmk(b.x / (d * s), -b.y / (d * s));
+}
+// log y with |y| clamped to the smallest normal double (as eval::safe_ln on the CPU).
+__device__ __forceinline__ double2 safe_ln(double2 y) {
+    double r = fmax(hypot(y.x, y.y), DBL_MIN_POS);
+    return cmk(log(r), atan2(y.y, y.x));
+}
+// 1 / y consistent with safe_ln (as eval::safe_inv on the CPU).
+__device__ __forceinline__ double2 safe_inv(double2 y) {
+    double r2 = y.x * y.x + y.y * y.y;
+    if (r2 == 0.0) {
+        double2 ph = cmk(1.0, 0.0);
+        if (y.x != 0.0 || y.y != 0.0) {
+            double r = hypot(y.x, y.y);
+            ph = cmk(y.x / r, y.y / r);
+        }
+        return cmk(ph.x / DBL_MIN_POS, -ph.y / DBL_MIN_POS);
+    }
+    return cmk(y.x / r2, -y.y / r2);
+}
+
+#endif

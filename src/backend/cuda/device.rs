@@ -1,0 +1,251 @@
+//! One GPU: the CUDA context, one stream, raw device buffers and host↔device copies.
+//!
+//! Every driver, NVRTC or cuBLAS failure becomes [`Error::Cuda`] naming the failing call.
+//! cudarc loads `libcuda`, `libnvrtc` and `libcublas` at run time (`dynamic-loading`) and
+//! panics when a library is missing, so [`probe_libraries`] first asks each loader whether
+//! its library opens (cudarc's `is_culib_present`, which never panics) and the first
+//! driver calls run under `catch_unwind` as a second guard (a library that opens but lacks
+//! a symbol also panics inside cudarc).
+
+use crate::error::{Error, Result};
+use cudarc::driver::{result as dr, sys as dsys, CudaContext, CudaStream};
+use std::sync::Arc;
+
+/// `Error::Cuda` for a failed call.
+pub fn cuda_err(call: &str, e: impl std::fmt::Display) -> Error {
+    Error::Cuda(format!("{call} failed: {e}"))
+}
+
+/// Checks that the CUDA driver, NVRTC and cuBLAS shared libraries can be loaded.
+pub fn probe_libraries() -> Result<()> {
+    let found = std::panic::catch_unwind(|| unsafe {
+        (
+            cudarc::driver::sys::is_culib_present(),
+            cudarc::nvrtc::sys::is_culib_present(),
+            cudarc::cublas::sys::is_culib_present(),
+        )
+    })
+    .map_err(|_| Error::Cuda("probing the CUDA libraries panicked".into()))?;
+    let missing: Vec<&str> = [
+        (found.0, "libcuda (the NVIDIA driver)"),
+        (found.1, "libnvrtc"),
+        (found.2, "libcublas"),
+    ]
+    .iter()
+    .filter(|(ok, _)| !ok)
+    .map(|(_, name)| *name)
+    .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Cuda(format!(
+            "cannot load {} (no CUDA installation found)",
+            missing.join(", ")
+        )))
+    }
+}
+
+/// Runs `f`, turning a panic inside cudarc into `Error::Cuda`.
+pub fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Error::Cuda(format!("{what}: {msg}")))
+        }
+    }
+}
+
+/// A context on one device with the stream all work is queued on.
+pub struct Device {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub ordinal: usize,
+    pub name: String,
+    pub cc: (i32, i32),
+}
+
+impl Device {
+    /// Opens device `ordinal`; errors (never panics) when there is no driver or no device.
+    pub fn open(ordinal: usize) -> Result<Device> {
+        probe_libraries()?;
+        guarded("opening the CUDA device", || {
+            dr::init().map_err(|e| cuda_err("cuInit", e))?;
+            let count = dr::device::get_count().map_err(|e| cuda_err("cuDeviceGetCount", e))?;
+            if count <= 0 {
+                return Err(Error::Cuda("no CUDA device present".into()));
+            }
+            if ordinal >= count as usize {
+                return Err(Error::Cuda(format!(
+                    "--device {ordinal}: only {count} CUDA device(s) present"
+                )));
+            }
+            let ctx =
+                CudaContext::new(ordinal).map_err(|e| cuda_err("cuDevicePrimaryCtxRetain", e))?;
+            let stream = ctx
+                .new_stream()
+                .map_err(|e| cuda_err("cuStreamCreate", e))?;
+            let name = ctx.name().map_err(|e| cuda_err("cuDeviceGetName", e))?;
+            let cc = ctx
+                .compute_capability()
+                .map_err(|e| cuda_err("cuDeviceGetAttribute(compute capability)", e))?;
+            Ok(Device {
+                ctx,
+                stream,
+                ordinal,
+                name,
+                cc,
+            })
+        })
+    }
+
+    pub fn bind(&self) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| cuda_err("cuCtxSetCurrent", e))
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn mem_info(&self) -> Result<(usize, usize)> {
+        self.bind()?;
+        dr::mem_get_info().map_err(|e| cuda_err("cuMemGetInfo", e))
+    }
+
+    /// Allocates `len` values of `T` (uninitialized).
+    pub fn alloc<T>(&self, len: usize) -> Result<DBuf> {
+        self.bind()?;
+        let bytes = (len * std::mem::size_of::<T>()).max(1);
+        let ptr = unsafe { dr::malloc_sync(bytes) }
+            .map_err(|e| cuda_err(&format!("cuMemAlloc({bytes} bytes)"), e))?;
+        Ok(DBuf {
+            ptr,
+            bytes,
+            ctx: self.ctx.clone(),
+        })
+    }
+
+    /// Copies `src` to the start of `dst` (stream-ordered; `src` may be reused on return).
+    pub fn htod<T>(&self, dst: &DBuf, src: &[T]) -> Result<()> {
+        let n = std::mem::size_of_val(src);
+        if n > dst.bytes {
+            return Err(Error::Internal(format!(
+                "host→device copy of {n} bytes into {}",
+                dst.bytes
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        unsafe { dr::memcpy_htod_async(dst.ptr, src, self.stream.cu_stream()) }
+            .map_err(|e| cuda_err("cuMemcpyHtoDAsync", e))
+    }
+
+    /// Copies the start of `src` into `dst` and waits for it.
+    pub fn dtoh<T>(&self, dst: &mut [T], src: &DBuf) -> Result<()> {
+        let n = std::mem::size_of_val(dst);
+        if n > src.bytes {
+            return Err(Error::Internal(format!(
+                "device→host copy of {n} bytes from {}",
+                src.bytes
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        unsafe { dr::memcpy_dtoh_async(dst, src.ptr, self.stream.cu_stream()) }
+            .map_err(|e| cuda_err("cuMemcpyDtoHAsync", e))?;
+        self.sync()
+    }
+
+    /// Fills a buffer with the byte `v` (NaN patterns for poisoning in tests).
+    pub fn fill_bytes(&self, buf: &DBuf, v: u8) -> Result<()> {
+        unsafe { dr::memset_d8_async(buf.ptr, v, buf.bytes, self.stream.cu_stream()) }
+            .map_err(|e| cuda_err("cuMemsetD8Async", e))
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(|e| cuda_err("cuStreamSynchronize", e))
+    }
+
+    /// Compute-capability target for NVRTC (`None`: let NVRTC choose its default).
+    pub fn nvrtc_arch(&self) -> Option<&'static str> {
+        Some(match self.cc {
+            (10, 0) => "compute_100",
+            (10, _) => "compute_100",
+            (9, 0) => "compute_90",
+            (8, 9) => "compute_89",
+            (8, 6) => "compute_86",
+            (8, 0) => "compute_80",
+            (7, 5) => "compute_75",
+            _ => return None,
+        })
+    }
+}
+
+/// A raw device allocation, freed on drop.
+pub struct DBuf {
+    pub ptr: dsys::CUdeviceptr,
+    pub bytes: usize,
+    ctx: Arc<CudaContext>,
+}
+
+impl DBuf {
+    /// Device address `offset` elements of `T` into the buffer.
+    pub fn at<T>(&self, offset: usize) -> u64 {
+        self.ptr + (offset * std::mem::size_of::<T>()) as u64
+    }
+}
+
+impl Drop for DBuf {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            let _ = unsafe { dr::free_sync(self.ptr) };
+        }
+    }
+}
+
+/// Timing events on the device's stream.
+pub struct Timer {
+    start: cudarc::driver::CudaEvent,
+    stop: cudarc::driver::CudaEvent,
+}
+
+impl Timer {
+    pub fn new(dev: &Device) -> Result<Timer> {
+        let flags = Some(dsys::CUevent_flags::CU_EVENT_DEFAULT);
+        Ok(Timer {
+            start: dev
+                .ctx
+                .new_event(flags)
+                .map_err(|e| cuda_err("cuEventCreate", e))?,
+            stop: dev
+                .ctx
+                .new_event(flags)
+                .map_err(|e| cuda_err("cuEventCreate", e))?,
+        })
+    }
+    pub fn start(&self, dev: &Device) -> Result<()> {
+        self.start
+            .record(&dev.stream)
+            .map_err(|e| cuda_err("cuEventRecord", e))
+    }
+    /// Records the stop event, waits for it, returns milliseconds since `start`.
+    pub fn stop_ms(&self, dev: &Device) -> Result<f64> {
+        self.stop
+            .record(&dev.stream)
+            .map_err(|e| cuda_err("cuEventRecord", e))?;
+        self.stop
+            .synchronize()
+            .map_err(|e| cuda_err("cuEventSynchronize", e))?;
+        self.start
+            .elapsed_ms(&self.stop)
+            .map(|v| v as f64)
+            .map_err(|e| cuda_err("cuEventElapsedTime", e))
+    }
+}

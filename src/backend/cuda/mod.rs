@@ -1,0 +1,568 @@
+//! CUDA backend (T. Chen, "GPU-accelerated path tracker for polyhedral homotopy", §5–§7):
+//! the batch of points goes to the device, where
+//!
+//! 1. `Z ← log Y` (τ appended) — kernel `log_points`;
+//! 2. `exp(Ẑ Â)` with the per-equation shift — kernel `eval_exp`, term-major so that it is
+//!    directly the operand of
+//! 3. one cuBLAS ZGEMM per equation block, `J_k = E_k · B_kᵀ`, written in place into the
+//!    point-major extended-Jacobian array (mixed supports: no zeros multiplied);
+//!    alternatively [`EvalMethod::Fused`] does 2–3 in one kernel with register accumulators;
+//! 4. `diag(e^{−z}, 1, 1)`, the row equilibration and the unified Euler/Newton solve in one
+//!    batched Gauss–Jordan kernel (`gj_directions`, one warp segment per point).
+//!
+//! Sizes are compile-time constants of the NVRTC module built in
+//! [`Backend::set_homotopy`]. Batches larger than the device memory holds are cut into
+//! chunks sized from free memory; an allocation failure halves the chunk and retries.
+//! Design notes and measurements: docs/cuda.md, docs/performance.md.
+
+pub mod blas;
+pub mod device;
+pub mod kernels;
+pub mod step;
+
+use super::{Backend, DirectionsOut};
+use crate::error::{Error, Result};
+use crate::eval::EvalLayout;
+use crate::eval::Points;
+use crate::homotopy::Homotopy;
+use blas::{Blas, Op};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use device::{cuda_err, DBuf, Device};
+use kernels::Kernels;
+use num_complex::Complex64 as C64;
+
+/// How the extended Jacobian is formed on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EvalMethod {
+    /// `exp(Ẑ Â)` kernel, then one cuBLAS ZGEMM per equation block (the seed's route).
+    Cublas,
+    /// One kernel per (point, equation) forming the row with register accumulators.
+    Fused,
+    /// Like `Fused`, with the homotopy's exponents and coefficients compiled into the
+    /// kernel as literals (zero exponents cost nothing); `Fused` beyond
+    /// [`kernels::MAX_GEN_TERMS`] terms. Compiled at [`Backend::set_homotopy`] only when
+    /// selected before it (the generated source makes NVRTC slower).
+    Generated,
+}
+
+/// Threads per block of the per-point kernels.
+const BLOCK: u32 = 128;
+
+/// The homotopy loaded on the device.
+struct Loaded {
+    n: usize,
+    nn: usize,
+    m: usize,
+    /// (first term, number of terms) of each equation block.
+    blocks: Vec<(usize, usize)>,
+    k: Kernels,
+    /// `Â` term-major, `M × (N+1)` reals.
+    ahat: DBuf,
+    /// `B_kᵀ` stacked, `M × (N+2)` complex.
+    bt: DBuf,
+    /// Largest chunk of points the free memory held when the homotopy was loaded.
+    max_points: usize,
+    /// Seconds spent generating, compiling (NVRTC) and loading the kernels.
+    compile_s: f64,
+}
+
+impl Loaded {
+    fn nz(&self) -> usize {
+        self.nn + 1
+    }
+    fn w(&self) -> usize {
+        self.nn + 2
+    }
+    fn ext_len(&self) -> usize {
+        self.n * self.w()
+    }
+    /// Device bytes per resident point (all buffers of [`Buffers`]).
+    fn bytes_per_point(&self) -> usize {
+        16 * (4 * self.nn + 2 + self.nz() + self.m + self.ext_len()) + 8
+    }
+}
+
+/// Per-point device buffers, sized for `cap` points.
+pub(crate) struct Buffers {
+    cap: usize,
+    y: DBuf,
+    tau: DBuf,
+    z: DBuf,
+    e: DBuf,
+    jac: DBuf,
+    euler: DBuf,
+    newton: DBuf,
+    cond: DBuf,
+    y1: DBuf,
+    tau1: DBuf,
+}
+
+pub struct CudaBackend {
+    blas: Blas,
+    loaded: Option<Loaded>,
+    bufs: Option<Buffers>,
+    eval_method: EvalMethod,
+    /// Cap on points per device chunk (0: from free memory).
+    chunk_limit: usize,
+    dev: Device,
+}
+
+fn grid1(threads: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (threads.div_ceil(BLOCK as usize).max(1) as u32, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn i32_of(p: usize) -> Result<i32> {
+    i32::try_from(p).map_err(|_| Error::Internal(format!("chunk of {p} points exceeds i32")))
+}
+
+impl CudaBackend {
+    /// Opens GPU `device`. Fails with `Error::Cuda` (never panics) when the CUDA libraries,
+    /// the driver or the device are missing.
+    pub fn new(device: usize) -> Result<CudaBackend> {
+        let dev = Device::open(device)?;
+        let blas = device::guarded("creating the cuBLAS handle", || Blas::new(&dev))?;
+        Ok(CudaBackend {
+            blas,
+            loaded: None,
+            bufs: None,
+            eval_method: EvalMethod::Fused,
+            chunk_limit: 0,
+            dev,
+        })
+    }
+
+    /// "NVIDIA H100 80GB HBM3 (device 0, sm_90)".
+    pub fn device_description(&self) -> String {
+        format!(
+            "{} (device {}, sm_{}{})",
+            self.dev.name, self.dev.ordinal, self.dev.cc.0, self.dev.cc.1
+        )
+    }
+
+    pub fn set_eval_method(&mut self, m: EvalMethod) {
+        if m != self.eval_method {
+            self.bufs = None; // the exp buffer exists only for the cuBLAS route
+        }
+        self.eval_method = m;
+    }
+
+    pub fn eval_method(&self) -> EvalMethod {
+        self.eval_method
+    }
+
+    /// Registers and local-memory bytes per thread of the main kernels (compiler report).
+    pub fn kernel_report(&self) -> String {
+        let Some(l) = &self.loaded else {
+            return String::new();
+        };
+        let mut v = Vec::new();
+        let mut add = |name: &str, f: &cudarc::driver::CudaFunction| {
+            v.push(format!(
+                "{name}: {} regs, {} B local",
+                f.num_regs().unwrap_or(-1),
+                f.local_size_bytes().unwrap_or(-1)
+            ))
+        };
+        add("eval_exp", &l.k.eval_exp);
+        add("eval_fused", &l.k.eval_fused);
+        if let Some(g) = &l.k.eval_gen {
+            add("eval_gen", g);
+        }
+        add("gj_directions", &l.k.gj_directions);
+        v.push(format!("NVRTC + load {:.2} s", l.compile_s));
+        v.join("; ")
+    }
+
+    /// Caps the points per device chunk (tests use this to exercise chunking).
+    pub fn set_chunk_limit(&mut self, points: usize) {
+        self.chunk_limit = points;
+    }
+
+    fn loaded(&self) -> Result<&Loaded> {
+        self.loaded
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA backend used before set_homotopy".into()))
+    }
+
+    /// Points per chunk for a call with `p` points.
+    fn chunk_for(&self, p: usize) -> Result<usize> {
+        let l = self.loaded()?;
+        let mut c = p.min(l.max_points).max(1);
+        if self.chunk_limit > 0 {
+            c = c.min(self.chunk_limit);
+        }
+        Ok(c)
+    }
+
+    /// Makes the buffers hold at least `want` points; on an allocation failure halves the
+    /// request (down to 1) and returns the capacity obtained.
+    fn ensure(&mut self, want: usize) -> Result<usize> {
+        if let Some(b) = &self.bufs {
+            if b.cap >= want {
+                return Ok(want);
+            }
+        }
+        self.bufs = None;
+        let mut cap = want;
+        loop {
+            match self.alloc_buffers(cap) {
+                Ok(b) => {
+                    self.bufs = Some(b);
+                    return Ok(cap);
+                }
+                Err(e) if cap > 1 => {
+                    let _ = e;
+                    cap /= 2;
+                    if let Some(l) = self.loaded.as_mut() {
+                        l.max_points = l.max_points.min(cap);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn alloc_buffers(&self, cap: usize) -> Result<Buffers> {
+        let l = self.loaded()?;
+        let d = &self.dev;
+        Ok(Buffers {
+            cap,
+            y: d.alloc::<C64>(cap * l.nn)?,
+            tau: d.alloc::<C64>(cap)?,
+            z: d.alloc::<C64>(cap * l.nz())?,
+            e: d.alloc::<C64>(if self.eval_method == EvalMethod::Cublas {
+                cap * l.m
+            } else {
+                1
+            })?,
+            jac: d.alloc::<C64>(cap * l.ext_len())?,
+            euler: d.alloc::<C64>(cap * l.nn)?,
+            newton: d.alloc::<C64>(cap * l.nn)?,
+            cond: d.alloc::<f64>(cap)?,
+            y1: d.alloc::<C64>(cap * l.nn)?,
+            tau1: d.alloc::<C64>(cap)?,
+        })
+    }
+
+    /// Fills every per-point device buffer with NaN bytes (tests: unwritten outputs show).
+    pub fn poison_device_buffers(&mut self) -> Result<()> {
+        if let Some(b) = &self.bufs {
+            for buf in [
+                &b.y, &b.tau, &b.z, &b.e, &b.jac, &b.euler, &b.newton, &b.cond, &b.y1, &b.tau1,
+            ] {
+                self.dev.fill_bytes(buf, 0xff)?;
+            }
+            self.dev.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Queues the extended Jacobians (before the `diag(e^{−z})` scaling) of `p` points at
+    /// device addresses `y`, `tau` into `jac`, with scratch `z` and `e`.
+    fn queue_eval(&self, p: usize, y: u64, tau: u64, z: u64, e: u64, jac: u64) -> Result<()> {
+        let l = self.loaded()?;
+        let s = &self.dev.stream;
+        let pi = i32_of(p)?;
+        unsafe {
+            s.launch_builder(&l.k.log_points)
+                .arg(&y)
+                .arg(&tau)
+                .arg(&z)
+                .arg(&pi)
+                .launch(grid1(p * l.nz()))
+        }
+        .map_err(|e| cuda_err("cuLaunchKernel(log_points)", e))?;
+        let cfg2 = LaunchConfig {
+            grid_dim: (p.div_ceil(BLOCK as usize) as u32, l.n as u32, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // eval_fused / eval_gen: EV_THREADS = 64 points per block
+        let cfg64 = LaunchConfig {
+            grid_dim: (p.div_ceil(64) as u32, l.n as u32, 1),
+            block_dim: (64, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (ahat, bt) = (l.ahat.ptr, l.bt.ptr);
+        let method = match (self.eval_method, &l.k.eval_gen) {
+            (EvalMethod::Generated, None) => EvalMethod::Fused,
+            (m, _) => m,
+        };
+        match method {
+            EvalMethod::Generated => unsafe {
+                s.launch_builder(l.k.eval_gen.as_ref().unwrap())
+                    .arg(&z)
+                    .arg(&jac)
+                    .arg(&pi)
+                    .launch(cfg64)
+            }
+            .map(|_| ())
+            .map_err(|e| cuda_err("cuLaunchKernel(eval_gen)", e))?,
+            EvalMethod::Fused => unsafe {
+                s.launch_builder(&l.k.eval_fused)
+                    .arg(&z)
+                    .arg(&ahat)
+                    .arg(&bt)
+                    .arg(&jac)
+                    .arg(&pi)
+                    .launch(cfg64)
+            }
+            .map(|_| ())
+            .map_err(|e| cuda_err("cuLaunchKernel(eval_fused)", e))?,
+            EvalMethod::Cublas => {
+                unsafe {
+                    s.launch_builder(&l.k.eval_exp)
+                        .arg(&z)
+                        .arg(&ahat)
+                        .arg(&e)
+                        .arg(&pi)
+                        .launch(cfg2)
+                }
+                .map_err(|e| cuda_err("cuLaunchKernel(eval_exp)", e))?;
+                let w = l.w();
+                let one = C64::new(1.0, 0.0);
+                let zero = C64::new(0.0, 0.0);
+                for (k, &(start, len)) in l.blocks.iter().enumerate() {
+                    // column-major J_k (W × p, ld n·W) = B_kᵀ-as-(W × m_k) · E_kᵀ,
+                    // E_k stored p × m_k column-major (ld p).
+                    unsafe {
+                        self.blas.zgemm(
+                            Op::N,
+                            Op::T,
+                            w,
+                            p,
+                            len,
+                            one,
+                            bt + (start * w * 16) as u64,
+                            w,
+                            e + (start * p * 16) as u64,
+                            p,
+                            zero,
+                            jac + (k * w * 16) as u64,
+                            l.ext_len(),
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the directions of `p` points at `y`, `tau` (device) into `euler`, `newton`,
+    /// `cond`, using the backend's scratch buffers.
+    #[allow(clippy::too_many_arguments)]
+    fn queue_directions(
+        &self,
+        p: usize,
+        y: u64,
+        tau: u64,
+        euler: u64,
+        newton: u64,
+        cond: u64,
+    ) -> Result<()> {
+        let b = self
+            .bufs
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
+        self.queue_eval(p, y, tau, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+        self.queue_gj(p, b.jac.ptr, y, euler, newton, cond)
+    }
+
+    /// Queues the Gauss–Jordan direction solve on extended Jacobians at `jac`.
+    fn queue_gj(
+        &self,
+        p: usize,
+        jac: u64,
+        y: u64,
+        euler: u64,
+        newton: u64,
+        cond: u64,
+    ) -> Result<()> {
+        let l = self.loaded()?;
+        let pi = i32_of(p)?;
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&l.k.gj_directions)
+                .arg(&jac)
+                .arg(&y)
+                .arg(&euler)
+                .arg(&newton)
+                .arg(&cond)
+                .arg(&pi)
+                .launch({
+                    let threads = if l.k.seg == 32 { 64 } else { 128 };
+                    let ppb = threads / l.k.seg;
+                    LaunchConfig {
+                        grid_dim: (p.div_ceil(ppb) as u32, 1, 1),
+                        block_dim: (threads as u32, 1, 1),
+                        shared_mem_bytes: 0,
+                    }
+                })
+        }
+        .map_err(|e| cuda_err("cuLaunchKernel(gj_directions)", e))?;
+        Ok(())
+    }
+
+    fn check_sizes(
+        &self,
+        ys: &[C64],
+        taus: &[C64],
+        per_point_out: usize,
+        out: usize,
+    ) -> Result<()> {
+        let l = self.loaded()?;
+        let p = taus.len();
+        if ys.len() != p * l.nn || out != p * per_point_out {
+            return Err(Error::Internal(format!(
+                "CUDA backend: {} coordinates, {p} parameters, {out} outputs do not match N = {}",
+                ys.len(),
+                l.nn
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Backend for CudaBackend {
+    fn name(&self) -> String {
+        "cuda".into()
+    }
+
+    fn set_homotopy(&mut self, h: &Homotopy) -> Result<()> {
+        self.bufs = None;
+        self.loaded = None;
+        let layout = EvalLayout::new(h);
+        let (n, nn, m) = (layout.n, layout.nh, layout.m);
+        if layout.blocks.iter().any(|b| b.len == 0) {
+            return Err(Error::Usage(
+                "the homotopy has an equation without terms".into(),
+            ));
+        }
+        let mut bstart: Vec<usize> = layout.blocks.iter().map(|b| b.start).collect();
+        bstart.push(m);
+        let clock = std::time::Instant::now();
+        let k = device::guarded("compiling the CUDA kernels", || {
+            kernels::build(
+                &self.dev,
+                &layout,
+                &bstart,
+                self.eval_method == EvalMethod::Generated,
+            )
+        })?;
+        let compile_s = clock.elapsed().as_secs_f64();
+        let nz = nn + 1;
+        // Â term-major: column c of the row-major (N+1) × M matrix.
+        let mut ahat = vec![0.0f64; m * nz];
+        for c in 0..m {
+            for j in 0..nz {
+                ahat[c * nz + j] = layout.a_hat[j * m + c];
+            }
+        }
+        let bt: Vec<C64> = layout
+            .blocks
+            .iter()
+            .flat_map(|b| b.bt.iter().copied())
+            .collect();
+        let d_ahat = self.dev.alloc::<f64>(ahat.len())?;
+        self.dev.htod(&d_ahat, &ahat)?;
+        let d_bt = self.dev.alloc::<C64>(bt.len())?;
+        self.dev.htod(&d_bt, &bt)?;
+        self.dev.sync()?;
+        let mut loaded = Loaded {
+            n,
+            nn,
+            m,
+            blocks: layout.blocks.iter().map(|b| (b.start, b.len)).collect(),
+            k,
+            ahat: d_ahat,
+            bt: d_bt,
+            max_points: 1,
+            compile_s,
+        };
+        let (free, _) = self.dev.mem_info()?;
+        loaded.max_points =
+            ((free as f64 * 0.7) as usize / loaded.bytes_per_point()).clamp(1, 1 << 22);
+        self.loaded = Some(loaded);
+        Ok(())
+    }
+
+    fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()> {
+        projective_only(pts)?;
+        let (ys, taus) = (pts.ys, pts.taus);
+        let el = self.loaded()?.ext_len();
+        self.check_sizes(ys, taus, el, out.len())?;
+        let (nn, n) = (self.loaded()?.nn, self.loaded()?.n);
+        let p = taus.len();
+        let mut done = 0;
+        while done < p {
+            let want = self.chunk_for(p - done)?;
+            let q = self.ensure(want)?;
+            self.dev.bind()?;
+            let b = self.bufs.as_ref().unwrap();
+            self.dev.htod(&b.y, &ys[done * nn..(done + q) * nn])?;
+            self.dev.htod(&b.tau, &taus[done..done + q])?;
+            self.queue_eval(q, b.y.ptr, b.tau.ptr, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+            let l = self.loaded()?;
+            let (pi, y, jac) = (i32_of(q)?, b.y.ptr, b.jac.ptr);
+            unsafe {
+                self.dev
+                    .stream
+                    .launch_builder(&l.k.scale_ext)
+                    .arg(&y)
+                    .arg(&jac)
+                    .arg(&pi)
+                    .launch(grid1(q * n * nn))
+            }
+            .map_err(|e| cuda_err("cuLaunchKernel(scale_ext)", e))?;
+            self.dev
+                .dtoh(&mut out[done * el..(done + q) * el], &b.jac)?;
+            done += q;
+        }
+        Ok(())
+    }
+
+    fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
+        projective_only(pts)?;
+        let (ys, taus) = (pts.ys, pts.taus);
+        let nn = self.loaded()?.nn;
+        self.check_sizes(ys, taus, nn, out.euler.len())?;
+        let p = taus.len();
+        if out.newton.len() != p * nn || out.cond.len() != p {
+            return Err(Error::Internal("CUDA backend: output sizes".into()));
+        }
+        let mut done = 0;
+        while done < p {
+            let want = self.chunk_for(p - done)?;
+            let q = self.ensure(want)?;
+            self.dev.bind()?;
+            let b = self.bufs.as_ref().unwrap();
+            self.dev.htod(&b.y, &ys[done * nn..(done + q) * nn])?;
+            self.dev.htod(&b.tau, &taus[done..done + q])?;
+            self.queue_directions(q, b.y.ptr, b.tau.ptr, b.euler.ptr, b.newton.ptr, b.cond.ptr)?;
+            self.dev
+                .dtoh(&mut out.euler[done * nn..(done + q) * nn], &b.euler)?;
+            self.dev
+                .dtoh(&mut out.newton[done * nn..(done + q) * nn], &b.newton)?;
+            self.dev.dtoh(&mut out.cond[done..done + q], &b.cond)?;
+            done += q;
+        }
+        Ok(())
+    }
+}
+
+/// The kernels evaluate projective points with the homotopy's own lifts; points in log
+/// coordinates or with per-cell lifts (the polyhedral start) are not supported on the
+/// device yet.
+fn projective_only(pts: &Points<'_>) -> Result<()> {
+    if pts.lifts.is_some() || pts.log_mode.is_some_and(|m| m.iter().any(|&l| l)) {
+        return Err(Error::Usage(
+            "the CUDA backend does not track polyhedral paths yet (per-cell lifts, log coordinates): use --start total-degree or --start mhom on the GPU, or --backend cpu".into(),
+        ));
+    }
+    Ok(())
+}
