@@ -174,8 +174,15 @@ impl<'a> Refiner<'a> {
                 } else {
                     let x: Vec<C64> = y[..nh - 1].iter().map(|v| v / y[nh - 1]).collect();
                     let residual = self.system.relative_residual(&x);
+                    let v = homogenizing_valuation(&end.samples, self.tau_end);
+                    ep.valuation = v;
                     ep.status = if cond < SINGULAR_COND && residual < RESIDUAL_TOL {
                         Status::Nonsingular
+                    } else if v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
+                        // Reached t = 1 only because Newton stagnated at the rounding level
+                        // while |y_n| was still shrinking like s^v: a diverging path.
+                        ep.reason = Some(format!("diverging (valuation {:.3})", v.unwrap_or(0.0)));
+                        Status::AtInfinity
                     } else if residual < RESIDUAL_TOL.sqrt() {
                         Status::Singular
                     } else {
