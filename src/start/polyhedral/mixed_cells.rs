@@ -150,9 +150,9 @@ impl<'a> Ctx<'a> {
         Some(h)
     }
 
-    /// Does the witness already prove that the extension by `cand` is feasible?
-    fn shortcut(&self, node: &Node, depth: usize, cand: usize) -> bool {
-        let Some(w) = &node.witness else { return false };
+    /// Does `w` (a point satisfying every row of `node`) prove that the extension of `node`
+    /// by `cand` is feasible? True when `cand` is on its group's lower face at `w`.
+    fn shortcut_at(&self, w: &Witness, node: &Node, depth: usize, cand: usize) -> bool {
         let (g, pos) = self.slots[depth];
         let Some(hc) = self.height(w, g, cand) else {
             return false;
@@ -163,6 +163,14 @@ impl<'a> Ctx<'a> {
         } else {
             (0..self.s.groups[g].len()).all(|q| matches!(self.height(w, g, q), Some(h) if h >= hc))
         }
+    }
+
+    /// Is `q` minimal in group `h` at `w`?
+    fn minimal_at(&self, w: &Witness, h: usize, q: usize) -> bool {
+        let Some(hq) = self.height(w, h, q) else {
+            return false;
+        };
+        (0..self.s.groups[h].len()).all(|r| matches!(self.height(w, h, r), Some(x) if x >= hq))
     }
 
     fn candidates(&self, node: &Node, depth: usize) -> std::ops::Range<usize> {
@@ -222,29 +230,36 @@ impl<'a> Ctx<'a> {
         mask: &mut [u64],
         lp: &mut Lp,
     ) -> Result<bool, CellError> {
+        let mut known: Vec<Witness> = witness.into_iter().cloned().collect();
         let mut d = chosen.len();
         while d < self.slots.len() {
             let (h, _) = self.slots[d];
             let k = self.s.equations[h].len();
             let lo = self.offset[h];
             let len = self.s.groups[h].len();
-            // minimal points at the witness are feasible without an LP
-            let heights: Option<Vec<i128>> =
-                witness.and_then(|w| (0..len).map(|q| self.height(w, h, q)).collect());
-            let hmin = heights.as_ref().and_then(|v| v.iter().min().copied());
             let mut have = 0;
             for q in 0..len {
                 let id = lo + q;
                 if mask[id / 64] >> (id % 64) & 1 == 0 {
                     continue;
                 }
-                let ok = if heights.is_some() && heights.as_ref().map(|v| v[q]) == hmin {
+                // a point minimal at a known feasible point needs no LP
+                let ok = if known.iter().rev().any(|w| self.minimal_at(w, h, q)) {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
                     true
                 } else {
                     self.build_lp(lp, chosen);
                     self.push_group(lp, h, q, &[]);
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                    matches!(lp::feasible_from(lp, witness), LpResult::Feasible(_))
+                    match lp::feasible_from(lp, witness) {
+                        LpResult::Feasible(w) => {
+                            if let Some(w) = w {
+                                remember(&mut known, w);
+                            }
+                            true
+                        }
+                        _ => false,
+                    }
                 };
                 if ok {
                     have += 1;
@@ -265,6 +280,8 @@ impl<'a> Ctx<'a> {
         let depth = node.chosen.len();
         let (g, _) = self.slots[depth];
         let mut out = Vec::new();
+        // witnesses of this node's LPs: each satisfies every row of `node`
+        let mut found: Vec<Witness> = Vec::new();
         for cand in self.candidates(node, depth) {
             let id = self.gid(g, cand);
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
@@ -281,9 +298,14 @@ impl<'a> Ctx<'a> {
             }
             let mut chosen = node.chosen.clone();
             chosen.push(cand);
-            let witness = if self.shortcut(node, depth, cand) {
+            let known_w = node
+                .witness
+                .iter()
+                .chain(found.iter().rev())
+                .find(|w| self.shortcut_at(w, node, depth, cand));
+            let witness = if let Some(w) = known_w {
                 self.shortcuts.fetch_add(1, Ordering::Relaxed);
-                node.witness.clone()
+                Some(w.clone())
             } else {
                 self.build_lp(lp, &chosen);
                 self.lp_calls.fetch_add(1, Ordering::Relaxed);
@@ -294,7 +316,12 @@ impl<'a> Ctx<'a> {
                             "dependent consistent equalities for points {chosen:?}"
                         )))
                     }
-                    LpResult::Feasible(w) => w,
+                    LpResult::Feasible(w) => {
+                        if let Some(w) = &w {
+                            remember(&mut found, w.clone());
+                        }
+                        w
+                    }
                 }
             };
             let mut mask = mask;
@@ -478,6 +505,15 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Keeps the last few feasible points found at a node (each is tried as a shortcut).
+fn remember(list: &mut Vec<Witness>, w: Witness) {
+    const KEEP: usize = 8;
+    if list.len() == KEEP {
+        list.remove(0);
+    }
+    list.push(w);
+}
+
 /// Builds the relation table (one LP per pair of lower vertices, most settled by the
 /// first vertex's witness).
 fn relation_table(ctx: &mut Ctx) -> Result<u64, CellError> {
@@ -558,9 +594,130 @@ fn relation_table(ctx: &mut Ctx) -> Result<u64, CellError> {
     Ok(lps.into_inner())
 }
 
+/// A batch of cells of job `job`; `last` marks the job's final batch.
+struct Batch {
+    job: usize,
+    cells: Vec<MixedCell>,
+    last: bool,
+}
+
+/// Runs the jobs on `threads` scoped threads and hands their cells to `deliver` on the
+/// calling thread **in job order** (each job's cells in depth-first order), so the sequence
+/// of cells is the same as with one thread. Jobs are claimed in increasing order; a worker
+/// waits before claiming a job more than `WINDOW` jobs ahead of the one being delivered, so
+/// at most that many jobs' cells are buffered.
+fn run_ordered(
+    ctx: &Ctx,
+    jobs: &[Node],
+    threads: usize,
+    stop: &AtomicBool,
+    deliver: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
+) -> Result<(), CellError> {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Condvar;
+    const CHUNK: usize = 1024;
+    let window = 4 * threads;
+    let next_claim = AtomicUsize::new(0);
+    // index of the job whose cells are being delivered
+    let front: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+    let error: Mutex<Option<(usize, CellError)>> = Mutex::new(None);
+    let (tx, rx) = std::sync::mpsc::channel::<Batch>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next_claim, front, error) = (&next_claim, &front, &error);
+            scope.spawn(move || {
+                let mut lp = Lp::new(ctx.n);
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let j = next_claim.fetch_add(1, Ordering::SeqCst);
+                    if j >= jobs.len() {
+                        return;
+                    }
+                    {
+                        let mut f = front.0.lock().unwrap();
+                        while j >= *f + window && !stop.load(Ordering::Relaxed) {
+                            f = front.1.wait(f).unwrap();
+                        }
+                    }
+                    let mut buf = Vec::new();
+                    let mut emit = |c: MixedCell| {
+                        buf.push(c);
+                        if buf.len() >= CHUNK {
+                            let cells = std::mem::take(&mut buf);
+                            if tx.send(Batch { job: j, cells, last: false }).is_err() {
+                                return ControlFlow::Break(());
+                            }
+                        }
+                        ControlFlow::Continue(())
+                    };
+                    let r = ctx.dfs(&jobs[j], &mut lp, &mut emit, stop);
+                    if let Err(e) = r {
+                        let mut g = error.lock().unwrap();
+                        if g.as_ref().is_none_or(|(k, _)| j < *k) {
+                            *g = Some((j, e));
+                        }
+                        drop(g);
+                        // the consumer stops at this job
+                        let _ = tx.send(Batch { job: j, cells: buf, last: true });
+                        return;
+                    }
+                    if tx.send(Batch { job: j, cells: buf, last: true }).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending: BTreeMap<usize, (Vec<Vec<MixedCell>>, bool)> = BTreeMap::new();
+        let mut cur = 0usize;
+        let advance = |cur: usize| {
+            *front.0.lock().unwrap() = cur;
+            front.1.notify_all();
+        };
+        'recv: for batch in rx.iter() {
+            let e = pending.entry(batch.job).or_insert_with(|| (Vec::new(), false));
+            e.0.push(batch.cells);
+            e.1 |= batch.last;
+            // deliver everything that is now in order
+            while let Some((chunks, last)) = pending.get_mut(&cur) {
+                for chunk in std::mem::take(chunks) {
+                    for cell in chunk {
+                        if deliver(cell).is_break() {
+                            stop.store(true, Ordering::Relaxed);
+                            advance(usize::MAX / 2);
+                            break 'recv;
+                        }
+                    }
+                }
+                if !*last {
+                    break;
+                }
+                pending.remove(&cur);
+                if matches!(&*error.lock().unwrap(), Some((k, _)) if *k == cur) {
+                    stop.store(true, Ordering::Relaxed);
+                    advance(usize::MAX / 2);
+                    break 'recv;
+                }
+                cur += 1;
+                advance(cur);
+            }
+        }
+        drop(rx);
+    });
+    if let Some((_, e)) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// Streams the fine mixed cells of the subdivision of `supports` induced by `lifting`,
-/// using `threads` worker threads (0: rayon's default). The set of cells is deterministic;
-/// their order is not. `on_cell` runs on the calling thread; returning
+/// using `threads` worker threads (0: rayon's default). The sequence of cells (set and
+/// order) is deterministic and independent of `threads`: the tree is split into a fixed
+/// list of jobs whose cells are delivered in job order. `on_cell` runs on the calling thread; returning
 /// `ControlFlow::Break` stops the enumeration (`CellStats::stopped`).
 ///
 /// Errors: [`CellError::NonGeneric`] when the lifting is not generic (redraw it),
@@ -645,58 +802,34 @@ pub fn mixed_cells(
     }
 
     let stop = AtomicBool::new(false);
-    let error: Mutex<Option<CellError>> = Mutex::new(None);
     let mut stats = CellStats {
         threads,
         ..Default::default()
     };
-    let (tx, rx) = std::sync::mpsc::sync_channel::<MixedCell>(4096);
-    std::thread::scope(|scope| {
-        let ctx = &ctx;
-        let stop = &stop;
-        let error = &error;
-        let jobs = &jobs;
-        let pool = &pool;
-        scope.spawn(move || {
-            pool.install(|| {
-                jobs.par_iter().for_each_with(tx, |tx, job| {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let mut lp = Lp::new(ctx.n);
-                    let mut emit = |c: MixedCell| {
-                        if tx.send(c).is_err() {
-                            ControlFlow::Break(())
-                        } else {
-                            ControlFlow::Continue(())
-                        }
-                    };
-                    if let Err(e) = ctx.dfs(job, &mut lp, &mut emit, stop) {
-                        stop.store(true, Ordering::Relaxed);
-                        let mut g = error.lock().unwrap();
-                        if g.is_none() {
-                            *g = Some(e);
-                        }
-                    }
-                });
-            });
-        });
-        for cell in rx.iter() {
-            stats.cells += 1;
-            stats.mixed_volume += cell.volume as u128;
-            if cell.is_stable() {
-                stats.stable_volume += cell.volume as u128;
-            }
-            if on_cell(cell).is_break() {
-                stats.stopped = true;
-                stop.store(true, Ordering::Relaxed);
+    let mut deliver = |cell: MixedCell, stats: &mut CellStats| -> ControlFlow<()> {
+        stats.cells += 1;
+        stats.mixed_volume += cell.volume as u128;
+        if cell.is_stable() {
+            stats.stable_volume += cell.volume as u128;
+        }
+        if on_cell(cell).is_break() {
+            stats.stopped = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    if threads <= 1 {
+        // Sequential: depth-first over the jobs in order, cells straight to the consumer.
+        let mut lp = Lp::new(n);
+        for job in &jobs {
+            let mut emit = |c: MixedCell| deliver(c, &mut stats);
+            if ctx.dfs(job, &mut lp, &mut emit, &stop)?.is_break() {
                 break;
             }
         }
-        drop(rx);
-    });
-    if let Some(e) = error.into_inner().unwrap() {
-        return Err(e);
+    } else {
+        run_ordered(&ctx, &jobs, threads, &stop, &mut |c| deliver(c, &mut stats))?;
     }
     stats.lp_calls = ctx.lp_calls.load(Ordering::Relaxed);
     stats.shortcuts = ctx.shortcuts.load(Ordering::Relaxed);
