@@ -14,6 +14,7 @@
 use super::exact::{self, Overflow};
 use super::lifting::{Lifting, Supports};
 use super::lp::{self, Lp, LpResult, Witness};
+use super::tableau::{Tableau, Tight};
 use super::CellError;
 use num_bigint::BigInt;
 use rayon::prelude::*;
@@ -88,6 +89,8 @@ struct Ctx<'a> {
     /// Relation table: `compat[p]` is the bitset of global points that can lie on lower
     /// faces together with `p` (`p` itself iff `p` is a lower vertex).
     compat: Vec<Vec<u64>>,
+    /// First tableau row of each group (groups are appended in slot order).
+    row_base: Vec<usize>,
     lp_calls: AtomicU64,
     shortcuts: AtomicU64,
     /// Filter the mask by one LP per point of the later groups whenever a group is
@@ -99,6 +102,10 @@ struct Ctx<'a> {
 #[derive(Clone)]
 struct Node {
     chosen: Vec<usize>,
+    /// Incremental tableau of the node (None after an `i64` overflow: the subtree then
+    /// uses the from-scratch LP with its wider tiers).
+    tab: Option<Box<Tableau>>,
+    /// A feasible point, kept by nodes without a tableau.
     witness: Option<Witness>,
     mask: Vec<u64>,
 }
@@ -275,19 +282,103 @@ impl<'a> Ctx<'a> {
         Ok(true)
     }
 
+    /// Appends group `g` to a copy of `tab`.
+    fn with_group(&self, tab: &Tableau, g: usize) -> Option<(Tableau, usize)> {
+        let mut t = tab.clone();
+        let first = t
+            .append_group(g, &self.s.groups[g], &self.lift.values[g])
+            .ok()?;
+        Some((t, first))
+    }
+
+    /// Lookahead on a tableau: for every untouched group, each masked point is kept iff it
+    /// can be minimal in its group together with the node's equalities (one warm-started
+    /// minimisation, skipped when an earlier vertex already shows it minimal). `None` on an
+    /// `i64` overflow (the caller falls back to the LP version).
+    fn lookahead_tab(
+        &self,
+        depth: usize,
+        tab: &Tableau,
+        mask: &mut [u64],
+    ) -> Result<Option<bool>, CellError> {
+        let mut d = depth;
+        while d < self.slots.len() {
+            let (h, _) = self.slots[d];
+            let k = self.s.equations[h].len();
+            let lo = self.offset[h];
+            let len = self.s.groups[h].len();
+            let Some((tmp, first)) = self.with_group(tab, h) else {
+                return Ok(None);
+            };
+            let mut known: Vec<bool> = (0..len).map(|q| tmp.is_tight(first + q)).collect();
+            let mut have = 0;
+            for q in 0..len {
+                let id = lo + q;
+                if mask[id / 64] >> (id % 64) & 1 == 0 {
+                    continue;
+                }
+                let ok = if known[q] {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
+                    true
+                } else {
+                    self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                    let mut t2 = tmp.clone();
+                    match t2.tighten(first + q) {
+                        Ok(Tight::Yes) => {
+                            for (r, kn) in known.iter_mut().enumerate() {
+                                if !*kn && t2.is_tight(first + r) {
+                                    *kn = true;
+                                }
+                            }
+                            true
+                        }
+                        Ok(Tight::No) => false,
+                        // keeping a point in the mask is always safe
+                        Ok(Tight::Dependent) | Err(_) => true,
+                    }
+                };
+                if ok {
+                    have += 1;
+                } else {
+                    mask[id / 64] &= !(1u64 << (id % 64));
+                }
+            }
+            if have < k + 1 {
+                return Ok(Some(false));
+            }
+            d += k + 1;
+        }
+        Ok(Some(true))
+    }
+
     /// Feasible children of `node` (which fills slots `0..depth`).
     fn children(&self, node: &Node, lp: &mut Lp) -> Result<Vec<Node>, CellError> {
         let depth = node.chosen.len();
-        let (g, _) = self.slots[depth];
+        let (g, pos) = self.slots[depth];
         let mut out = Vec::new();
+        // the node's tableau, with group g appended when g starts here
+        let base: Option<Tableau> = node.tab.as_ref().and_then(|t| {
+            if pos == 0 {
+                self.with_group(t, g).map(|(t, first)| {
+                    debug_assert_eq!(first, self.row_base[g]);
+                    t
+                })
+            } else {
+                Some((**t).clone())
+            }
+        });
         // witnesses of this node's LPs: each satisfies every row of `node`
         let mut found: Vec<Witness> = Vec::new();
+        let mut parent_w: Option<Witness> = node.witness.clone();
+        if parent_w.is_none() {
+            parent_w = node.tab.as_ref().map(|t| t.alpha());
+        }
         for cand in self.candidates(node, depth) {
             let id = self.gid(g, cand);
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
                 continue;
             }
-            let mask: Vec<u64> = node
+            let mut mask: Vec<u64> = node
                 .mask
                 .iter()
                 .zip(&self.compat[id])
@@ -298,42 +389,81 @@ impl<'a> Ctx<'a> {
             }
             let mut chosen = node.chosen.clone();
             chosen.push(cand);
-            let known_w = node
-                .witness
-                .iter()
-                .chain(found.iter().rev())
-                .find(|w| self.shortcut_at(w, node, depth, cand));
-            let witness = if let Some(w) = known_w {
-                self.shortcuts.fetch_add(1, Ordering::Relaxed);
-                Some(w.clone())
-            } else {
-                self.build_lp(lp, &chosen);
-                self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                match lp::feasible_from(lp, node.witness.as_ref()) {
-                    LpResult::Infeasible => continue,
-                    LpResult::Dependent => {
+            // warm-started tableau first
+            let mut tab_child: Option<Box<Tableau>> = None;
+            let mut decided = false;
+            if let Some(b) = &base {
+                let row = self.row_base[g] + cand;
+                if b.is_tight(row) {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                }
+                let mut t = b.clone();
+                match t.tighten(row) {
+                    Ok(Tight::Yes) => {
+                        tab_child = Some(Box::new(t));
+                        decided = true;
+                    }
+                    Ok(Tight::No) => continue,
+                    Ok(Tight::Dependent) => {
                         return Err(CellError::NonGeneric(format!(
                             "dependent consistent equalities for points {chosen:?}"
                         )))
                     }
-                    LpResult::Feasible(w) => {
-                        if let Some(w) = &w {
-                            remember(&mut found, w.clone());
+                    Err(_) => {}
+                }
+            }
+            let witness = if decided {
+                None
+            } else {
+                let known_w = parent_w
+                    .iter()
+                    .chain(found.iter().rev())
+                    .find(|w| self.shortcut_at(w, node, depth, cand));
+                if let Some(w) = known_w {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
+                    Some(w.clone())
+                } else {
+                    self.build_lp(lp, &chosen);
+                    self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                    match lp::feasible_from(lp, parent_w.as_ref()) {
+                        LpResult::Infeasible => continue,
+                        LpResult::Dependent => {
+                            return Err(CellError::NonGeneric(format!(
+                                "dependent consistent equalities for points {chosen:?}"
+                            )))
                         }
-                        w
+                        LpResult::Feasible(w) => {
+                            if let Some(w) = &w {
+                                remember(&mut found, w.clone());
+                            }
+                            w
+                        }
                     }
                 }
             };
-            let mut mask = mask;
-            if self.lookahead && self.slots[depth].1 == self.s.equations[g].len() {
+            if self.lookahead && pos == self.s.equations[g].len() {
                 // group completed: drop the points of later groups that can no longer be on
                 // a lower face together with this partial cell
-                if !self.lookahead_filter(&chosen, witness.as_ref(), &mut mask, lp)? {
+                let fast = match &tab_child {
+                    Some(t) => self.lookahead_tab(depth + 1, t, &mut mask)?,
+                    None => None,
+                };
+                let keep = match fast {
+                    Some(k) => k,
+                    None => {
+                        let w = witness.clone().or_else(|| tab_child.as_ref().map(|t| t.alpha()));
+                        self.lookahead_filter(&chosen, w.as_ref(), &mut mask, lp)?
+                    }
+                };
+                if !keep {
                     continue;
                 }
             }
             out.push(Node {
                 chosen,
+                tab: tab_child,
                 witness,
                 mask,
             });
@@ -366,9 +496,10 @@ impl<'a> Ctx<'a> {
     /// Turns a complete choice into a cell, checking genericity exactly.
     fn leaf(&self, node: &Node, lp: &mut Lp) -> Result<MixedCell, CellError> {
         let n = self.n;
-        let w = match &node.witness {
-            Some(w) => w.clone(),
-            None => {
+        let w = match (&node.witness, &node.tab) {
+            (Some(w), _) => w.clone(),
+            (None, Some(t)) => t.alpha(),
+            (None, None) => {
                 return Err(CellError::Internal(
                     "a cell's inner normal does not fit in i128".into(),
                 ))
@@ -756,6 +887,12 @@ pub fn mixed_cells(
             slots.push((g, pos));
         }
     }
+    let mut row_base = vec![0; s.groups.len()];
+    let mut rows = 0;
+    for &g in &order {
+        row_base[g] = rows;
+        rows += s.groups[g].len();
+    }
     let mut offset = Vec::with_capacity(s.groups.len());
     let mut acc = 0;
     for g in &s.groups {
@@ -771,6 +908,7 @@ pub fn mixed_cells(
         offset,
         words,
         compat: Vec::new(),
+        row_base,
         lp_calls: AtomicU64::new(0),
         shortcuts: AtomicU64::new(0),
         lookahead: true,
@@ -786,6 +924,7 @@ pub fn mixed_cells(
     }
     let root = Node {
         chosen: Vec::new(),
+        tab: Some(Box::new(Tableau::new(n, s.groups.len()))),
         witness: None,
         mask: root_mask,
     };
