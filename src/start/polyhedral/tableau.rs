@@ -231,8 +231,68 @@ impl Tableau {
         }
     }
 
+    /// Edmonds' fraction-free pivot on checked `i64` (the same update as
+    /// [`Tab::pivot`], specialised: live columns only, a row without an entry in the pivot
+    /// column is left alone when the pivot equals the denominator, and every division is
+    /// checked to be exact).
     fn pivot(&mut self, r: usize, c: usize) -> Result<(), Overflow> {
-        self.tab.pivot(r, c, &self.dead)?;
+        let w = self.tab.w;
+        let rows = self.rows();
+        let live: Vec<usize> = (0..w).filter(|&j| j != c && !self.dead[j]).collect();
+        let p = self.tab.t[r * w + c];
+        let d = self.tab.d;
+        let prow: Vec<i64> = self.tab.t[r * w..(r + 1) * w].to_vec();
+        let t = &mut self.tab.t;
+        let (p128, d128) = (p as i128, d as i128);
+        for i in 0..rows {
+            if i == r {
+                continue;
+            }
+            let row = &mut t[i * w..(i + 1) * w];
+            let ic = row[c] as i128;
+            if ic == 0 {
+                if p == d {
+                    continue;
+                }
+                for &j in &live {
+                    let v = p128 * row[j] as i128;
+                    if v % d128 != 0 {
+                        return Err(Overflow);
+                    }
+                    row[j] = i64::try_from(v / d128).map_err(|_| Overflow)?;
+                }
+            } else {
+                for &j in &live {
+                    let v = p128 * row[j] as i128 - ic * prow[j] as i128;
+                    let q = match i64::try_from(v) {
+                        Ok(v) => {
+                            if v % d != 0 {
+                                return Err(Overflow);
+                            }
+                            v / d
+                        }
+                        Err(_) => {
+                            if v % d128 != 0 {
+                                return Err(Overflow);
+                            }
+                            i64::try_from(v / d128).map_err(|_| Overflow)?
+                        }
+                    };
+                    row[j] = q;
+                }
+            }
+        }
+        for &j in &live {
+            t[r * w + j] = prow[j].checked_neg().ok_or(Overflow)?;
+        }
+        t[r * w + c] = d;
+        self.tab.d = p;
+        if p < 0 {
+            for v in t.iter_mut() {
+                *v = v.checked_neg().ok_or(Overflow)?;
+            }
+            self.tab.d = p.checked_neg().ok_or(Overflow)?;
+        }
         let leaving = self.basic[r];
         self.basic[r] = self.nonbasic[c];
         self.nonbasic[c] = leaving;
