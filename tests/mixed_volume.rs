@@ -73,9 +73,9 @@ fn cyclic_8() {
     assert_eq!(mv(&cyclic(8), 4), 2560);
 }
 
-/// About 100 s in the dev profile on the 2-core container.
+/// About 8 s in release on the shared 2-core container (was 100 s before the incremental
+/// tableau).
 #[test]
-#[ignore]
 fn cyclic_9() {
     assert_eq!(mv(&cyclic(9), 5), 11016);
 }
@@ -103,8 +103,8 @@ fn eco_5_to_10() {
     }
 }
 
+/// About 29 s in release on the shared 2-core container (was 81 s).
 #[test]
-#[ignore]
 fn eco_11_12() {
     for n in 11..=12u32 {
         assert_eq!(mv(&eco(n as usize), n as u64), 1 << (n - 2), "eco-{n}");
@@ -122,16 +122,18 @@ fn chandra_4_to_10() {
     }
 }
 
+/// About 14 s in release on the shared 2-core container.
+#[test]
+fn chandra_11() {
+    assert_eq!(mv(&chandra(11), 11), 1 << 10);
+}
+
+/// About 35 s in release on the shared 2-core container (kept ignored: too close to the
+/// per-test limit when the machine is loaded).
 #[test]
 #[ignore]
-fn chandra_11_12() {
-    for n in 11..=12u32 {
-        assert_eq!(
-            mv(&chandra(n as usize), n as u64),
-            1 << (n - 1),
-            "chandra-{n}"
-        );
-    }
+fn chandra_12() {
+    assert_eq!(mv(&chandra(12), 12), 1 << 11);
 }
 
 #[test]
@@ -221,7 +223,11 @@ fn deterministic_over_threads() {
             let other = collect(t);
             assert_eq!(one.len(), other.len(), "{} threads {t}", sys.name);
             for (i, (a, b)) in one.iter().zip(&other).enumerate() {
-                assert_eq!(a.pairs, b.pairs, "{} threads {t}: cell {i} differs", sys.name);
+                assert_eq!(
+                    a.pairs, b.pairs,
+                    "{} threads {t}: cell {i} differs",
+                    sys.name
+                );
                 assert_eq!(a.volume, b.volume);
                 assert_eq!(a.coarse_normal, b.coarse_normal);
             }

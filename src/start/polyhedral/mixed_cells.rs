@@ -453,7 +453,9 @@ impl<'a> Ctx<'a> {
                 let keep = match fast {
                     Some(k) => k,
                     None => {
-                        let w = witness.clone().or_else(|| tab_child.as_ref().map(|t| t.alpha()));
+                        let w = witness
+                            .clone()
+                            .or_else(|| tab_child.as_ref().map(|t| t.alpha()));
                         self.lookahead_filter(&chosen, w.as_ref(), &mut mask, lp)?
                     }
                 };
@@ -779,7 +781,14 @@ fn run_ordered(
                         buf.push(c);
                         if buf.len() >= CHUNK {
                             let cells = std::mem::take(&mut buf);
-                            if tx.send(Batch { job: j, cells, last: false }).is_err() {
+                            if tx
+                                .send(Batch {
+                                    job: j,
+                                    cells,
+                                    last: false,
+                                })
+                                .is_err()
+                            {
                                 return ControlFlow::Break(());
                             }
                         }
@@ -793,10 +802,21 @@ fn run_ordered(
                         }
                         drop(g);
                         // the consumer stops at this job
-                        let _ = tx.send(Batch { job: j, cells: buf, last: true });
+                        let _ = tx.send(Batch {
+                            job: j,
+                            cells: buf,
+                            last: true,
+                        });
                         return;
                     }
-                    if tx.send(Batch { job: j, cells: buf, last: true }).is_err() {
+                    if tx
+                        .send(Batch {
+                            job: j,
+                            cells: buf,
+                            last: true,
+                        })
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -810,7 +830,9 @@ fn run_ordered(
             front.1.notify_all();
         };
         'recv: for batch in rx.iter() {
-            let e = pending.entry(batch.job).or_insert_with(|| (Vec::new(), false));
+            let e = pending
+                .entry(batch.job)
+                .or_insert_with(|| (Vec::new(), false));
             e.0.push(batch.cells);
             e.1 |= batch.last;
             // deliver everything that is now in order

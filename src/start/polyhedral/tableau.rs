@@ -55,7 +55,9 @@ impl Tableau {
                 d: 1,
             },
             basic: Vec::new(),
-            nonbasic: (0..w).map(|j| if j == 0 { usize::MAX } else { j - 1 }).collect(),
+            nonbasic: (0..w)
+                .map(|j| if j == 0 { usize::MAX } else { j - 1 })
+                .collect(),
             dead: vec![false; w],
             flip: vec![false; free],
         }
@@ -124,7 +126,10 @@ impl Tableau {
                         continue;
                     }
                     *x = x
-                        .checked_add(c.checked_mul(self.tab.t[i * w + j] as i128).ok_or(Overflow)?)
+                        .checked_add(
+                            c.checked_mul(self.tab.t[i * w + j] as i128)
+                                .ok_or(Overflow)?,
+                        )
                         .ok_or(Overflow)?;
                 }
             }
@@ -164,15 +169,16 @@ impl Tableau {
         let s = self.free + row;
         loop {
             let Some(i) = self.basic.iter().position(|&b| b == s) else {
-                let c = (1..w).find(|&c| self.nonbasic[c] == s).expect("slack column");
+                let c = (1..w)
+                    .find(|&c| self.nonbasic[c] == s)
+                    .expect("slack column");
                 self.dead[c] = true;
                 return Ok(Tight::Yes);
             };
             let v = self.tab.t[i * w];
             if v == 0 {
                 // degenerate: swap the slack out of the basis at no change of the vertex
-                let Some(c) = (1..w).find(|&c| !self.dead[c] && self.tab.t[i * w + c] != 0)
-                else {
+                let Some(c) = (1..w).find(|&c| !self.dead[c] && self.tab.t[i * w + c] != 0) else {
                     return Ok(Tight::Dependent);
                 };
                 self.pivot(i, c)?;
@@ -352,7 +358,9 @@ mod tests {
         assert_eq!(t.tighten(f0).unwrap(), Tight::Yes);
         assert_eq!(t.tighten(f0 + 1).unwrap(), Tight::Yes);
         let a = t.alpha();
-        let h = |p: &[i64], w: i64| w as i128 * a.den + p[0] as i128 * a.num[0] + p[1] as i128 * a.num[1];
+        let h = |p: &[i64], w: i64| {
+            w as i128 * a.den + p[0] as i128 * a.num[0] + p[1] as i128 * a.num[1]
+        };
         eprintln!("{a:?}");
         assert_eq!(h(&g1[0], w1[0]), h(&g1[1], w1[1]));
         assert_eq!(h(&g0[0], w0[0]), h(&g0[1], w0[1]));
@@ -361,7 +369,7 @@ mod tests {
 }
 
 #[cfg(test)]
-mod tests2 {
+mod cyclic_rows {
     use super::*;
     #[test]
     fn cyclic5_first_group() {
@@ -369,7 +377,11 @@ mod tests2 {
         let ga = vec![vec![1, 1, 1, 1, 1], vec![0, 0, 0, 0, 0]];
         let wa = vec![100, 7];
         let gb: Vec<Vec<i64>> = (0..5)
-            .map(|i| (0..5).map(|j| if j == i || j == (i + 1) % 5 { 1 } else { 0 }).collect())
+            .map(|i| {
+                (0..5)
+                    .map(|j| if j == i || j == (i + 1) % 5 { 1 } else { 0 })
+                    .collect()
+            })
             .collect();
         let wb = vec![3, 50, 8, 20, 1];
         let mut t = Tableau::new(5, 2);
@@ -377,20 +389,26 @@ mod tests2 {
         assert_eq!(t.tighten(fa).unwrap(), Tight::Yes);
         assert_eq!(t.tighten(fa + 1).unwrap(), Tight::Yes);
         let a = t.alpha();
-        let h = |p: &[i64], w: i64, a: &Witness| w as i128 * a.den + (0..5).map(|j| p[j] as i128 * a.num[j]).sum::<i128>();
+        let h = |p: &[i64], w: i64, a: &Witness| {
+            w as i128 * a.den + (0..5).map(|j| p[j] as i128 * a.num[j]).sum::<i128>()
+        };
         assert_eq!(h(&ga[0], wa[0], &a), h(&ga[1], wa[1], &a), "{a:?}");
         let fb = t.append_group(1, &gb, &wb).unwrap();
         for q in 0..5 {
             let mut t2 = t.clone();
             let r = t2.tighten(fb + q).unwrap();
             let a = t2.alpha();
-            assert_eq!(h(&ga[0], wa[0], &a), h(&ga[1], wa[1], &a), "q {q} {r:?} {a:?}");
+            assert_eq!(
+                h(&ga[0], wa[0], &a),
+                h(&ga[1], wa[1], &a),
+                "q {q} {r:?} {a:?}"
+            );
         }
     }
 }
 
 #[cfg(test)]
-mod tests3 {
+mod random_sequences {
     use super::*;
     use rand::{Rng, SeedableRng};
     #[test]
@@ -399,9 +417,15 @@ mod tests3 {
         for it in 0..300 {
             let n = 3;
             let groups: Vec<Vec<Vec<i64>>> = (0..n)
-                .map(|_| (0..5).map(|_| (0..n).map(|_| rng.random_range(0..3)).collect()).collect())
+                .map(|_| {
+                    (0..5)
+                        .map(|_| (0..n).map(|_| rng.random_range(0..3)).collect())
+                        .collect()
+                })
                 .collect();
-            let om: Vec<Vec<i64>> = (0..n).map(|_| (0..5).map(|_| rng.random_range(0..1000)).collect()).collect();
+            let om: Vec<Vec<i64>> = (0..n)
+                .map(|_| (0..5).map(|_| rng.random_range(0..1000)).collect())
+                .collect();
             let mut t = Tableau::new(n, n);
             let mut eqs: Vec<(usize, usize)> = Vec::new();
             for g in 0..n {
@@ -415,7 +439,12 @@ mod tests3 {
                     }
                     // check the vertex: every touched group's min attained at its eq points
                     let a = t.alpha();
-                    let h = |g: usize, p: usize| om[g][p] as i128 * a.den + (0..n).map(|j| groups[g][p][j] as i128 * a.num[j]).sum::<i128>();
+                    let h = |g: usize, p: usize| {
+                        om[g][p] as i128 * a.den
+                            + (0..n)
+                                .map(|j| groups[g][p][j] as i128 * a.num[j])
+                                .sum::<i128>()
+                    };
                     for gg in 0..=g {
                         let m = (0..5).map(|p| h(gg, p)).min().unwrap();
                         for &(g2, q2) in &eqs {
