@@ -103,6 +103,7 @@ impl Tableau {
             };
             let mut row = vec![0i128; w];
             row[0] = om as i128 * d as i128;
+            #[allow(clippy::needless_range_loop)]
             for j in 1..w {
                 if self.dead[j] {
                     continue;
@@ -299,9 +300,7 @@ impl Tableau {
             }
             self.tab.d = p.checked_neg().ok_or(Overflow)?;
         }
-        let leaving = self.basic[r];
-        self.basic[r] = self.nonbasic[c];
-        self.nonbasic[c] = leaving;
+        std::mem::swap(&mut self.basic[r], &mut self.nonbasic[c]);
         Ok(())
     }
 
