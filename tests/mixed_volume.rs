@@ -73,9 +73,9 @@ fn cyclic_8() {
     assert_eq!(mv(&cyclic(8), 4), 2560);
 }
 
-/// About 100 s in the dev profile on the 2-core container.
+/// About 8 s in release on the shared 2-core container (was 100 s before the incremental
+/// tableau).
 #[test]
-#[ignore]
 fn cyclic_9() {
     assert_eq!(mv(&cyclic(9), 5), 11016);
 }
@@ -103,8 +103,8 @@ fn eco_5_to_10() {
     }
 }
 
+/// About 29 s in release on the shared 2-core container (was 81 s).
 #[test]
-#[ignore]
 fn eco_11_12() {
     for n in 11..=12u32 {
         assert_eq!(mv(&eco(n as usize), n as u64), 1 << (n - 2), "eco-{n}");
@@ -122,16 +122,18 @@ fn chandra_4_to_10() {
     }
 }
 
+/// About 14 s in release on the shared 2-core container.
+#[test]
+fn chandra_11() {
+    assert_eq!(mv(&chandra(11), 11), 1 << 10);
+}
+
+/// About 35 s in release on the shared 2-core container (kept ignored: too close to the
+/// per-test limit when the machine is loaded).
 #[test]
 #[ignore]
-fn chandra_11_12() {
-    for n in 11..=12u32 {
-        assert_eq!(
-            mv(&chandra(n as usize), n as u64),
-            1 << (n - 1),
-            "chandra-{n}"
-        );
-    }
+fn chandra_12() {
+    assert_eq!(mv(&chandra(12), 12), 1 << 11);
 }
 
 #[test]
@@ -189,22 +191,48 @@ fn independent_liftings_agree() {
     }
 }
 
-/// The cell set does not depend on the thread count.
+/// The sequence of cells (order included, and every field) does not depend on the thread
+/// count: 1, 2 and 3 threads on cyclic-7, eco-9 and katsura-5 with a stable lifting
+/// (coarse normals compared too).
 #[test]
 fn deterministic_over_threads() {
-    let s = Supports::from_system(&cyclic(7)).unwrap();
-    let l = Lifting::random(&s, 99);
-    let collect = |t: usize| {
-        let mut cells = Vec::new();
-        mixed_cells(&s, &l, t, &mut |c| {
-            cells.push(c.pairs.clone());
-            ControlFlow::Continue(())
-        })
-        .unwrap();
-        cells.sort();
-        cells
-    };
-    assert_eq!(collect(1), collect(2));
+    for (sys, stable) in [(cyclic(7), false), (eco(9), false), (katsura(5), true)] {
+        let s = Supports::from_system(&sys).unwrap();
+        let s = if stable { s.with_origin() } else { s };
+        let l = if stable {
+            Lifting::stable(&s, 99, 1 << 32)
+        } else {
+            Lifting::random(&s, 99)
+        };
+        let collect = |t: usize| {
+            let mut cells = Vec::new();
+            mixed_cells(&s, &l, t, &mut |c| {
+                cells.push(c);
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+            cells
+        };
+        let one = collect(1);
+        assert!(!one.is_empty());
+        let mut sorted: Vec<_> = one.iter().map(|c| c.pairs.clone()).collect();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), one.len(), "{}: a cell met twice", sys.name);
+        for t in [2, 3] {
+            let other = collect(t);
+            assert_eq!(one.len(), other.len(), "{} threads {t}", sys.name);
+            for (i, (a, b)) in one.iter().zip(&other).enumerate() {
+                assert_eq!(
+                    a.pairs, b.pairs,
+                    "{} threads {t}: cell {i} differs",
+                    sys.name
+                );
+                assert_eq!(a.volume, b.volume);
+                assert_eq!(a.coarse_normal, b.coarse_normal);
+            }
+        }
+    }
 }
 
 /// Early stop from the consumer.

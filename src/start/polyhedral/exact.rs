@@ -126,12 +126,19 @@ impl Ring for i64 {
     fn det2_div(a: &Self, b: &Self, c: &Self, d: &Self, e: &Self) -> Result<Self, Overflow> {
         let v = *a as i128 * *b as i128 - *c as i128 * *d as i128;
         match i64::try_from(v) {
+            // an inexact division cannot happen in a correct fraction-free pivot; it is
+            // reported (as an overflow: the caller recomputes on a wider tier) rather than
+            // truncated (one `idiv` gives both quotient and remainder)
             Ok(v) => {
-                debug_assert!(v % *e == 0);
+                if v % *e != 0 {
+                    return Err(Overflow);
+                }
                 Ok(v / *e)
             }
             Err(_) => {
-                debug_assert!(v % *e as i128 == 0);
+                if v % *e as i128 != 0 {
+                    return Err(Overflow);
+                }
                 i64::try_from(v / *e as i128).map_err(|_| Overflow)
             }
         }

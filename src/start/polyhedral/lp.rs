@@ -137,10 +137,11 @@ fn gcd(mut a: i128, mut b: i128) -> i128 {
     a
 }
 
-struct Tab<T> {
-    w: usize,
-    t: Vec<T>,
-    d: T,
+#[derive(Clone)]
+pub(super) struct Tab<T> {
+    pub(super) w: usize,
+    pub(super) t: Vec<T>,
+    pub(super) d: T,
 }
 
 impl<T: Ring> Tab<T> {
@@ -148,7 +149,7 @@ impl<T: Ring> Tab<T> {
     fn at(&self, i: usize, j: usize) -> &T {
         &self.t[i * self.w + j]
     }
-    fn pivot(&mut self, r: usize, c: usize, dead: &[bool]) -> Result<(), Overflow> {
+    pub(super) fn pivot(&mut self, r: usize, c: usize, dead: &[bool]) -> Result<(), Overflow> {
         let w = self.w;
         let rows = self.t.len() / w;
         let p = self.t[r * w + c].clone();

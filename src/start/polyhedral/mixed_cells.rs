@@ -14,6 +14,7 @@
 use super::exact::{self, Overflow};
 use super::lifting::{Lifting, Supports};
 use super::lp::{self, Lp, LpResult, Witness};
+use super::tableau::{Tableau, Tight};
 use super::CellError;
 use num_bigint::BigInt;
 use rayon::prelude::*;
@@ -88,6 +89,8 @@ struct Ctx<'a> {
     /// Relation table: `compat[p]` is the bitset of global points that can lie on lower
     /// faces together with `p` (`p` itself iff `p` is a lower vertex).
     compat: Vec<Vec<u64>>,
+    /// First tableau row of each group (groups are appended in slot order).
+    row_base: Vec<usize>,
     lp_calls: AtomicU64,
     shortcuts: AtomicU64,
     /// Filter the mask by one LP per point of the later groups whenever a group is
@@ -99,6 +102,10 @@ struct Ctx<'a> {
 #[derive(Clone)]
 struct Node {
     chosen: Vec<usize>,
+    /// Incremental tableau of the node (None after an `i64` overflow: the subtree then
+    /// uses the from-scratch LP with its wider tiers).
+    tab: Option<Box<Tableau>>,
+    /// A feasible point, kept by nodes without a tableau.
     witness: Option<Witness>,
     mask: Vec<u64>,
 }
@@ -150,9 +157,9 @@ impl<'a> Ctx<'a> {
         Some(h)
     }
 
-    /// Does the witness already prove that the extension by `cand` is feasible?
-    fn shortcut(&self, node: &Node, depth: usize, cand: usize) -> bool {
-        let Some(w) = &node.witness else { return false };
+    /// Does `w` (a point satisfying every row of `node`) prove that the extension of `node`
+    /// by `cand` is feasible? True when `cand` is on its group's lower face at `w`.
+    fn shortcut_at(&self, w: &Witness, node: &Node, depth: usize, cand: usize) -> bool {
         let (g, pos) = self.slots[depth];
         let Some(hc) = self.height(w, g, cand) else {
             return false;
@@ -163,6 +170,14 @@ impl<'a> Ctx<'a> {
         } else {
             (0..self.s.groups[g].len()).all(|q| matches!(self.height(w, g, q), Some(h) if h >= hc))
         }
+    }
+
+    /// Is `q` minimal in group `h` at `w`?
+    fn minimal_at(&self, w: &Witness, h: usize, q: usize) -> bool {
+        let Some(hq) = self.height(w, h, q) else {
+            return false;
+        };
+        (0..self.s.groups[h].len()).all(|r| matches!(self.height(w, h, r), Some(x) if x >= hq))
     }
 
     fn candidates(&self, node: &Node, depth: usize) -> std::ops::Range<usize> {
@@ -222,29 +237,36 @@ impl<'a> Ctx<'a> {
         mask: &mut [u64],
         lp: &mut Lp,
     ) -> Result<bool, CellError> {
+        let mut known: Vec<Witness> = witness.into_iter().cloned().collect();
         let mut d = chosen.len();
         while d < self.slots.len() {
             let (h, _) = self.slots[d];
             let k = self.s.equations[h].len();
             let lo = self.offset[h];
             let len = self.s.groups[h].len();
-            // minimal points at the witness are feasible without an LP
-            let heights: Option<Vec<i128>> =
-                witness.and_then(|w| (0..len).map(|q| self.height(w, h, q)).collect());
-            let hmin = heights.as_ref().and_then(|v| v.iter().min().copied());
             let mut have = 0;
             for q in 0..len {
                 let id = lo + q;
                 if mask[id / 64] >> (id % 64) & 1 == 0 {
                     continue;
                 }
-                let ok = if heights.is_some() && heights.as_ref().map(|v| v[q]) == hmin {
+                // a point minimal at a known feasible point needs no LP
+                let ok = if known.iter().rev().any(|w| self.minimal_at(w, h, q)) {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
                     true
                 } else {
                     self.build_lp(lp, chosen);
                     self.push_group(lp, h, q, &[]);
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                    matches!(lp::feasible_from(lp, witness), LpResult::Feasible(_))
+                    match lp::feasible_from(lp, witness) {
+                        LpResult::Feasible(w) => {
+                            if let Some(w) = w {
+                                remember(&mut known, w);
+                            }
+                            true
+                        }
+                        _ => false,
+                    }
                 };
                 if ok {
                     have += 1;
@@ -260,17 +282,103 @@ impl<'a> Ctx<'a> {
         Ok(true)
     }
 
+    /// Appends group `g` to a copy of `tab`.
+    fn with_group(&self, tab: &Tableau, g: usize) -> Option<(Tableau, usize)> {
+        let mut t = tab.clone();
+        let first = t
+            .append_group(g, &self.s.groups[g], &self.lift.values[g])
+            .ok()?;
+        Some((t, first))
+    }
+
+    /// Lookahead on a tableau: for every untouched group, each masked point is kept iff it
+    /// can be minimal in its group together with the node's equalities (one warm-started
+    /// minimisation, skipped when an earlier vertex already shows it minimal). `None` on an
+    /// `i64` overflow (the caller falls back to the LP version).
+    fn lookahead_tab(
+        &self,
+        depth: usize,
+        tab: &Tableau,
+        mask: &mut [u64],
+    ) -> Result<Option<bool>, CellError> {
+        let mut d = depth;
+        while d < self.slots.len() {
+            let (h, _) = self.slots[d];
+            let k = self.s.equations[h].len();
+            let lo = self.offset[h];
+            let len = self.s.groups[h].len();
+            let Some((tmp, first)) = self.with_group(tab, h) else {
+                return Ok(None);
+            };
+            let mut known: Vec<bool> = (0..len).map(|q| tmp.is_tight(first + q)).collect();
+            let mut have = 0;
+            for q in 0..len {
+                let id = lo + q;
+                if mask[id / 64] >> (id % 64) & 1 == 0 {
+                    continue;
+                }
+                let ok = if known[q] {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
+                    true
+                } else {
+                    self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                    let mut t2 = tmp.clone();
+                    match t2.tighten(first + q) {
+                        Ok(Tight::Yes) => {
+                            for (r, kn) in known.iter_mut().enumerate() {
+                                if !*kn && t2.is_tight(first + r) {
+                                    *kn = true;
+                                }
+                            }
+                            true
+                        }
+                        Ok(Tight::No) => false,
+                        // keeping a point in the mask is always safe
+                        Ok(Tight::Dependent) | Err(_) => true,
+                    }
+                };
+                if ok {
+                    have += 1;
+                } else {
+                    mask[id / 64] &= !(1u64 << (id % 64));
+                }
+            }
+            if have < k + 1 {
+                return Ok(Some(false));
+            }
+            d += k + 1;
+        }
+        Ok(Some(true))
+    }
+
     /// Feasible children of `node` (which fills slots `0..depth`).
     fn children(&self, node: &Node, lp: &mut Lp) -> Result<Vec<Node>, CellError> {
         let depth = node.chosen.len();
-        let (g, _) = self.slots[depth];
+        let (g, pos) = self.slots[depth];
         let mut out = Vec::new();
+        // the node's tableau, with group g appended when g starts here
+        let base: Option<Tableau> = node.tab.as_ref().and_then(|t| {
+            if pos == 0 {
+                self.with_group(t, g).map(|(t, first)| {
+                    debug_assert_eq!(first, self.row_base[g]);
+                    t
+                })
+            } else {
+                Some((**t).clone())
+            }
+        });
+        // witnesses of this node's LPs: each satisfies every row of `node`
+        let mut found: Vec<Witness> = Vec::new();
+        let mut parent_w: Option<Witness> = node.witness.clone();
+        if parent_w.is_none() {
+            parent_w = node.tab.as_ref().map(|t| t.alpha());
+        }
         for cand in self.candidates(node, depth) {
             let id = self.gid(g, cand);
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
                 continue;
             }
-            let mask: Vec<u64> = node
+            let mut mask: Vec<u64> = node
                 .mask
                 .iter()
                 .zip(&self.compat[id])
@@ -281,32 +389,83 @@ impl<'a> Ctx<'a> {
             }
             let mut chosen = node.chosen.clone();
             chosen.push(cand);
-            let witness = if self.shortcut(node, depth, cand) {
-                self.shortcuts.fetch_add(1, Ordering::Relaxed);
-                node.witness.clone()
-            } else {
-                self.build_lp(lp, &chosen);
-                self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                match lp::feasible_from(lp, node.witness.as_ref()) {
-                    LpResult::Infeasible => continue,
-                    LpResult::Dependent => {
+            // warm-started tableau first
+            let mut tab_child: Option<Box<Tableau>> = None;
+            let mut decided = false;
+            if let Some(b) = &base {
+                let row = self.row_base[g] + cand;
+                if b.is_tight(row) {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                }
+                let mut t = b.clone();
+                match t.tighten(row) {
+                    Ok(Tight::Yes) => {
+                        tab_child = Some(Box::new(t));
+                        decided = true;
+                    }
+                    Ok(Tight::No) => continue,
+                    Ok(Tight::Dependent) => {
                         return Err(CellError::NonGeneric(format!(
                             "dependent consistent equalities for points {chosen:?}"
                         )))
                     }
-                    LpResult::Feasible(w) => w,
+                    Err(_) => {}
+                }
+            }
+            let witness = if decided {
+                None
+            } else {
+                let known_w = parent_w
+                    .iter()
+                    .chain(found.iter().rev())
+                    .find(|w| self.shortcut_at(w, node, depth, cand));
+                if let Some(w) = known_w {
+                    self.shortcuts.fetch_add(1, Ordering::Relaxed);
+                    Some(w.clone())
+                } else {
+                    self.build_lp(lp, &chosen);
+                    self.lp_calls.fetch_add(1, Ordering::Relaxed);
+                    match lp::feasible_from(lp, parent_w.as_ref()) {
+                        LpResult::Infeasible => continue,
+                        LpResult::Dependent => {
+                            return Err(CellError::NonGeneric(format!(
+                                "dependent consistent equalities for points {chosen:?}"
+                            )))
+                        }
+                        LpResult::Feasible(w) => {
+                            if let Some(w) = &w {
+                                remember(&mut found, w.clone());
+                            }
+                            w
+                        }
+                    }
                 }
             };
-            let mut mask = mask;
-            if self.lookahead && self.slots[depth].1 == self.s.equations[g].len() {
+            if self.lookahead && pos == self.s.equations[g].len() {
                 // group completed: drop the points of later groups that can no longer be on
                 // a lower face together with this partial cell
-                if !self.lookahead_filter(&chosen, witness.as_ref(), &mut mask, lp)? {
+                let fast = match &tab_child {
+                    Some(t) => self.lookahead_tab(depth + 1, t, &mut mask)?,
+                    None => None,
+                };
+                let keep = match fast {
+                    Some(k) => k,
+                    None => {
+                        let w = witness
+                            .clone()
+                            .or_else(|| tab_child.as_ref().map(|t| t.alpha()));
+                        self.lookahead_filter(&chosen, w.as_ref(), &mut mask, lp)?
+                    }
+                };
+                if !keep {
                     continue;
                 }
             }
             out.push(Node {
                 chosen,
+                tab: tab_child,
                 witness,
                 mask,
             });
@@ -339,9 +498,10 @@ impl<'a> Ctx<'a> {
     /// Turns a complete choice into a cell, checking genericity exactly.
     fn leaf(&self, node: &Node, lp: &mut Lp) -> Result<MixedCell, CellError> {
         let n = self.n;
-        let w = match &node.witness {
-            Some(w) => w.clone(),
-            None => {
+        let w = match (&node.witness, &node.tab) {
+            (Some(w), _) => w.clone(),
+            (None, Some(t)) => t.alpha(),
+            (None, None) => {
                 return Err(CellError::Internal(
                     "a cell's inner normal does not fit in i128".into(),
                 ))
@@ -478,6 +638,15 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Keeps the last few feasible points found at a node (each is tried as a shortcut).
+fn remember(list: &mut Vec<Witness>, w: Witness) {
+    const KEEP: usize = 8;
+    if list.len() == KEEP {
+        list.remove(0);
+    }
+    list.push(w);
+}
+
 /// Builds the relation table (one LP per pair of lower vertices, most settled by the
 /// first vertex's witness).
 fn relation_table(ctx: &mut Ctx) -> Result<u64, CellError> {
@@ -558,9 +727,150 @@ fn relation_table(ctx: &mut Ctx) -> Result<u64, CellError> {
     Ok(lps.into_inner())
 }
 
+/// A batch of cells of job `job`; `last` marks the job's final batch.
+struct Batch {
+    job: usize,
+    cells: Vec<MixedCell>,
+    last: bool,
+}
+
+/// Runs the jobs on `threads` scoped threads and hands their cells to `deliver` on the
+/// calling thread **in job order** (each job's cells in depth-first order), so the sequence
+/// of cells is the same as with one thread. Jobs are claimed in increasing order; a worker
+/// waits before claiming a job more than `WINDOW` jobs ahead of the one being delivered, so
+/// at most that many jobs' cells are buffered.
+fn run_ordered(
+    ctx: &Ctx,
+    jobs: &[Node],
+    threads: usize,
+    stop: &AtomicBool,
+    deliver: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
+) -> Result<(), CellError> {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Condvar;
+    const CHUNK: usize = 1024;
+    let window = 4 * threads;
+    let next_claim = AtomicUsize::new(0);
+    // index of the job whose cells are being delivered
+    let front: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+    let error: Mutex<Option<(usize, CellError)>> = Mutex::new(None);
+    let (tx, rx) = std::sync::mpsc::channel::<Batch>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next_claim, front, error) = (&next_claim, &front, &error);
+            scope.spawn(move || {
+                let mut lp = Lp::new(ctx.n);
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let j = next_claim.fetch_add(1, Ordering::SeqCst);
+                    if j >= jobs.len() {
+                        return;
+                    }
+                    {
+                        let mut f = front.0.lock().unwrap();
+                        while j >= *f + window && !stop.load(Ordering::Relaxed) {
+                            f = front.1.wait(f).unwrap();
+                        }
+                    }
+                    let mut buf = Vec::new();
+                    let mut emit = |c: MixedCell| {
+                        buf.push(c);
+                        if buf.len() >= CHUNK {
+                            let cells = std::mem::take(&mut buf);
+                            if tx
+                                .send(Batch {
+                                    job: j,
+                                    cells,
+                                    last: false,
+                                })
+                                .is_err()
+                            {
+                                return ControlFlow::Break(());
+                            }
+                        }
+                        ControlFlow::Continue(())
+                    };
+                    let r = ctx.dfs(&jobs[j], &mut lp, &mut emit, stop);
+                    if let Err(e) = r {
+                        let mut g = error.lock().unwrap();
+                        if g.as_ref().is_none_or(|(k, _)| j < *k) {
+                            *g = Some((j, e));
+                        }
+                        drop(g);
+                        // the consumer stops at this job
+                        let _ = tx.send(Batch {
+                            job: j,
+                            cells: buf,
+                            last: true,
+                        });
+                        return;
+                    }
+                    if tx
+                        .send(Batch {
+                            job: j,
+                            cells: buf,
+                            last: true,
+                        })
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending: BTreeMap<usize, (Vec<Vec<MixedCell>>, bool)> = BTreeMap::new();
+        let mut cur = 0usize;
+        let advance = |cur: usize| {
+            *front.0.lock().unwrap() = cur;
+            front.1.notify_all();
+        };
+        'recv: for batch in rx.iter() {
+            let e = pending
+                .entry(batch.job)
+                .or_insert_with(|| (Vec::new(), false));
+            e.0.push(batch.cells);
+            e.1 |= batch.last;
+            // deliver everything that is now in order
+            while let Some((chunks, last)) = pending.get_mut(&cur) {
+                for chunk in std::mem::take(chunks) {
+                    for cell in chunk {
+                        if deliver(cell).is_break() {
+                            stop.store(true, Ordering::Relaxed);
+                            advance(usize::MAX / 2);
+                            break 'recv;
+                        }
+                    }
+                }
+                if !*last {
+                    break;
+                }
+                pending.remove(&cur);
+                if matches!(&*error.lock().unwrap(), Some((k, _)) if *k == cur) {
+                    stop.store(true, Ordering::Relaxed);
+                    advance(usize::MAX / 2);
+                    break 'recv;
+                }
+                cur += 1;
+                advance(cur);
+            }
+        }
+        drop(rx);
+    });
+    if let Some((_, e)) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// Streams the fine mixed cells of the subdivision of `supports` induced by `lifting`,
-/// using `threads` worker threads (0: rayon's default). The set of cells is deterministic;
-/// their order is not. `on_cell` runs on the calling thread; returning
+/// using `threads` worker threads (0: rayon's default). The sequence of cells (set and
+/// order) is deterministic and independent of `threads`: the tree is split into a fixed
+/// list of jobs whose cells are delivered in job order. `on_cell` runs on the calling thread; returning
 /// `ControlFlow::Break` stops the enumeration (`CellStats::stopped`).
 ///
 /// Errors: [`CellError::NonGeneric`] when the lifting is not generic (redraw it),
@@ -599,6 +909,12 @@ pub fn mixed_cells(
             slots.push((g, pos));
         }
     }
+    let mut row_base = vec![0; s.groups.len()];
+    let mut rows = 0;
+    for &g in &order {
+        row_base[g] = rows;
+        rows += s.groups[g].len();
+    }
     let mut offset = Vec::with_capacity(s.groups.len());
     let mut acc = 0;
     for g in &s.groups {
@@ -614,6 +930,7 @@ pub fn mixed_cells(
         offset,
         words,
         compat: Vec::new(),
+        row_base,
         lp_calls: AtomicU64::new(0),
         shortcuts: AtomicU64::new(0),
         lookahead: true,
@@ -629,6 +946,7 @@ pub fn mixed_cells(
     }
     let root = Node {
         chosen: Vec::new(),
+        tab: Some(Box::new(Tableau::new(n, s.groups.len()))),
         witness: None,
         mask: root_mask,
     };
@@ -645,58 +963,34 @@ pub fn mixed_cells(
     }
 
     let stop = AtomicBool::new(false);
-    let error: Mutex<Option<CellError>> = Mutex::new(None);
     let mut stats = CellStats {
         threads,
         ..Default::default()
     };
-    let (tx, rx) = std::sync::mpsc::sync_channel::<MixedCell>(4096);
-    std::thread::scope(|scope| {
-        let ctx = &ctx;
-        let stop = &stop;
-        let error = &error;
-        let jobs = &jobs;
-        let pool = &pool;
-        scope.spawn(move || {
-            pool.install(|| {
-                jobs.par_iter().for_each_with(tx, |tx, job| {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let mut lp = Lp::new(ctx.n);
-                    let mut emit = |c: MixedCell| {
-                        if tx.send(c).is_err() {
-                            ControlFlow::Break(())
-                        } else {
-                            ControlFlow::Continue(())
-                        }
-                    };
-                    if let Err(e) = ctx.dfs(job, &mut lp, &mut emit, stop) {
-                        stop.store(true, Ordering::Relaxed);
-                        let mut g = error.lock().unwrap();
-                        if g.is_none() {
-                            *g = Some(e);
-                        }
-                    }
-                });
-            });
-        });
-        for cell in rx.iter() {
-            stats.cells += 1;
-            stats.mixed_volume += cell.volume as u128;
-            if cell.is_stable() {
-                stats.stable_volume += cell.volume as u128;
-            }
-            if on_cell(cell).is_break() {
-                stats.stopped = true;
-                stop.store(true, Ordering::Relaxed);
+    let mut deliver = |cell: MixedCell, stats: &mut CellStats| -> ControlFlow<()> {
+        stats.cells += 1;
+        stats.mixed_volume += cell.volume as u128;
+        if cell.is_stable() {
+            stats.stable_volume += cell.volume as u128;
+        }
+        if on_cell(cell).is_break() {
+            stats.stopped = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    if threads <= 1 {
+        // Sequential: depth-first over the jobs in order, cells straight to the consumer.
+        let mut lp = Lp::new(n);
+        for job in &jobs {
+            let mut emit = |c: MixedCell| deliver(c, &mut stats);
+            if ctx.dfs(job, &mut lp, &mut emit, &stop)?.is_break() {
                 break;
             }
         }
-        drop(rx);
-    });
-    if let Some(e) = error.into_inner().unwrap() {
-        return Err(e);
+    } else {
+        run_ordered(&ctx, &jobs, threads, &stop, &mut |c| deliver(c, &mut stats))?;
     }
     stats.lp_calls = ctx.lp_calls.load(Ordering::Relaxed);
     stats.shortcuts = ctx.shortcuts.load(Ordering::Relaxed);

@@ -14,6 +14,7 @@ pub mod lifting;
 pub mod lp;
 pub mod mixed_cells;
 pub mod start;
+mod tableau;
 
 pub use binomial::{binomial_solutions, for_each_binomial_solution};
 pub use lifting::{Lifting, Supports};
