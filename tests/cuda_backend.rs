@@ -7,11 +7,13 @@ use num_complex::Complex64 as C64;
 use pathtrack::backend::cuda::{CudaBackend, EvalMethod};
 use pathtrack::backend::{cpu::CpuBackend, Backend, DirectionsOut};
 use pathtrack::eval::Points;
-use pathtrack::homotopy::Homotopy;
 use pathtrack::post::{Endpoint, Status};
 use pathtrack::solver::{SolveOptions, StartKind};
 use pathtrack::system::{self, System};
 use rand::{Rng, SeedableRng};
+
+mod common_random;
+use common_random::{random_homotopy, rc};
 
 fn gpu() -> Option<CudaBackend> {
     match CudaBackend::new(0) {
@@ -24,32 +26,6 @@ fn gpu() -> Option<CudaBackend> {
             None
         }
     }
-}
-
-fn rc(rng: &mut impl Rng) -> C64 {
-    C64::new(
-        rng.random::<f64>() * 2.0 - 1.0,
-        rng.random::<f64>() * 2.0 - 1.0,
-    )
-}
-
-/// A random mixed homotopy: n equations with 2..9 terms of random supports (degree ≤ 4 per
-/// variable, negative exponents when `laurent`) and random lifts.
-fn random_homotopy(rng: &mut impl Rng, n: usize, laurent: bool) -> Homotopy {
-    let eqs = (0..n)
-        .map(|_| {
-            let m = rng.random_range(2..9);
-            (0..m)
-                .map(|_| {
-                    let a: Vec<i32> = (0..n)
-                        .map(|_| rng.random_range(if laurent { -2 } else { 0 }..3))
-                        .collect();
-                    (rc(rng), a, rng.random_range(0..5) as f64 * 0.5)
-                })
-                .collect()
-        })
-        .collect();
-    Homotopy::from_affine_terms(n, eqs)
 }
 
 fn random_points(rng: &mut impl Rng, p: usize, nh: usize) -> (Vec<C64>, Vec<C64>) {

@@ -4,37 +4,10 @@
 use num_complex::Complex64 as C64;
 use pathtrack::backend::{cpu::CpuBackend, Backend};
 use pathtrack::eval::{cpu as eval_cpu, EvalLayout, Points};
-use pathtrack::homotopy::Homotopy;
 use rand::{Rng, SeedableRng};
 
-fn rc(rng: &mut impl Rng) -> C64 {
-    C64::new(
-        rng.random::<f64>() * 2.0 - 1.0,
-        rng.random::<f64>() * 2.0 - 1.0,
-    )
-}
-
-/// A random mixed homotopy: n equations, random supports (degree ≤ 4, some negative
-/// exponents when `laurent`), random lifts.
-fn random_homotopy(rng: &mut impl Rng, n: usize, laurent: bool) -> Homotopy {
-    let eqs = (0..n)
-        .map(|_| {
-            let m = rng.random_range(2..9);
-            (0..m)
-                .map(|_| {
-                    let a: Vec<i32> = (0..n)
-                        .map(|_| {
-                            let lo = if laurent { -2 } else { 0 };
-                            rng.random_range(lo..3)
-                        })
-                        .collect();
-                    (rc(rng), a, rng.random_range(0..5) as f64 * 0.5)
-                })
-                .collect()
-        })
-        .collect();
-    Homotopy::from_affine_terms(n, eqs)
-}
+mod common_random;
+use common_random::{random_homotopy, rc};
 
 /// Compares two extended-Jacobian rows up to a positive factor: returns the relative error
 /// after fitting the factor on the row.
