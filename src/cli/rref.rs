@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::linalg::rref::{
-    echelonize, mtx, EchelonOptions, Matrix, Tolerance, Zp32, Zp64, C64, F64,
+    echelonize, mtx, Echelon, EchelonOptions, Field, Matrix, Tolerance, Zp32, Zp64, C64, F64,
 };
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -109,9 +109,7 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
         Some(p) if p < 1 << 31 => {
             let f = Zp32::new(p as u32).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
             let mut m = data.to_zp32(&f)?;
-            let t = Instant::now();
-            let e = echelonize(&f, &mut m, &opt);
-            let s = t.elapsed().as_secs_f64();
+            let (e, s) = timed(&f, &mut m, &opt);
             finish(
                 a,
                 &m,
@@ -125,9 +123,7 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
         Some(p) => {
             let f = Zp64::new(p).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
             let mut m = data.to_zp64(&f)?;
-            let t = Instant::now();
-            let e = echelonize(&f, &mut m, &opt);
-            let s = t.elapsed().as_secs_f64();
+            let (e, s) = timed(&f, &mut m, &opt);
             finish(
                 a,
                 &m,
@@ -140,9 +136,7 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
         }
         None if data.field == mtx::MtxField::Complex => {
             let mut m = data.to_c64();
-            let t = Instant::now();
-            let e = echelonize(&C64, &mut m, &opt);
-            let s = t.elapsed().as_secs_f64();
+            let (e, s) = timed(&C64, &mut m, &opt);
             let c = format!("RREF over complex f64, zero tolerance {:e}", e.tolerance);
             finish(a, &m, &e.pivots, s, "complex", &c, |z| {
                 format!("{} {}", mtx::fmt_f64(z.re), mtx::fmt_f64(z.im))
@@ -150,13 +144,22 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
         }
         None => {
             let mut m = data.to_f64()?;
-            let t = Instant::now();
-            let e = echelonize(&F64, &mut m, &opt);
-            let s = t.elapsed().as_secs_f64();
+            let (e, s) = timed(&F64, &mut m, &opt);
             let c = format!("RREF over f64, zero tolerance {:e}", e.tolerance);
             finish(a, &m, &e.pivots, s, "real", &c, mtx::fmt_f64)
         }
     }
+}
+
+/// Echelonizes `m` in place and measures the seconds it took.
+fn timed<F: Field>(
+    f: &F,
+    m: &mut Matrix<F::Elem>,
+    opt: &EchelonOptions,
+) -> (Echelon<F::Elem>, f64) {
+    let t = Instant::now();
+    let e = echelonize(f, m, opt);
+    (e, t.elapsed().as_secs_f64())
 }
 
 /// `pathtrack bench rref --n N --prime P`: prints the timing table of

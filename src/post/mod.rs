@@ -147,6 +147,14 @@ impl<'a> Refiner<'a> {
         }
     }
 
+    /// Affine coordinates of a homogeneous point and their relative residual.
+    fn affine(&self, y: &[C64]) -> (Vec<C64>, f64) {
+        let nh = y.len();
+        let x: Vec<C64> = y[..nh - 1].iter().map(|v| v / y[nh - 1]).collect();
+        let residual = self.system.relative_residual(&x);
+        (x, residual)
+    }
+
     /// Classifies one tracked path.
     pub fn process(&self, end: PathEnd) -> Endpoint {
         let nh = self.layout.nh;
@@ -172,8 +180,9 @@ impl<'a> Refiner<'a> {
                 if rel < INFINITY_TOL {
                     ep.status = Status::AtInfinity;
                 } else {
-                    let x: Vec<C64> = y[..nh - 1].iter().map(|v| v / y[nh - 1]).collect();
-                    let residual = self.system.relative_residual(&x);
+                    let (x, residual) = self.affine(&y);
+                    ep.coordinates = Some(x);
+                    ep.residual = residual;
                     let v = homogenizing_valuation(&end.samples, self.tau_end);
                     ep.valuation = v;
                     ep.status = if cond < SINGULAR_COND && residual < RESIDUAL_TOL {
@@ -217,10 +226,13 @@ impl<'a> Refiner<'a> {
                 ep.reason = Some(reason);
             }
         }
-        if ep.status.is_finite() {
-            let x: Vec<C64> = y[..nh - 1].iter().map(|v| v / y[nh - 1]).collect();
-            ep.residual = self.system.relative_residual(&x);
+        if !ep.status.is_finite() {
+            ep.coordinates = None;
+            ep.residual = f64::NAN;
+        } else if ep.coordinates.is_none() {
+            let (x, residual) = self.affine(&y);
             ep.coordinates = Some(x);
+            ep.residual = residual;
         }
         ep.projective = y;
         ep

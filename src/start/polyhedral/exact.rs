@@ -38,40 +38,47 @@ pub trait Ring: Clone + Ord + std::fmt::Debug {
     }
 }
 
+/// The checked operations shared by the fixed-width integer rings.
+macro_rules! checked_ring_ops {
+    ($t:ty) => {
+        #[inline]
+        fn from_i64(v: i64) -> Self {
+            v as $t
+        }
+        #[inline]
+        fn is_zero(&self) -> bool {
+            *self == 0
+        }
+        #[inline]
+        fn signum_i(&self) -> i32 {
+            self.signum() as i32
+        }
+        #[inline]
+        fn add(&self, o: &Self) -> Result<Self, Overflow> {
+            self.checked_add(*o).ok_or(Overflow)
+        }
+        #[inline]
+        fn sub(&self, o: &Self) -> Result<Self, Overflow> {
+            self.checked_sub(*o).ok_or(Overflow)
+        }
+        #[inline]
+        fn mul(&self, o: &Self) -> Result<Self, Overflow> {
+            self.checked_mul(*o).ok_or(Overflow)
+        }
+        #[inline]
+        fn div_exact(&self, o: &Self) -> Result<Self, Overflow> {
+            debug_assert!(*o != 0 && self % o == 0);
+            self.checked_div(*o).ok_or(Overflow)
+        }
+        #[inline]
+        fn neg(&self) -> Result<Self, Overflow> {
+            self.checked_neg().ok_or(Overflow)
+        }
+    };
+}
+
 impl Ring for i128 {
-    #[inline]
-    fn from_i64(v: i64) -> Self {
-        v as i128
-    }
-    #[inline]
-    fn is_zero(&self) -> bool {
-        *self == 0
-    }
-    #[inline]
-    fn signum_i(&self) -> i32 {
-        self.signum() as i32
-    }
-    #[inline]
-    fn add(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_add(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn sub(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_sub(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn mul(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_mul(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn div_exact(&self, o: &Self) -> Result<Self, Overflow> {
-        debug_assert!(*o != 0 && self % o == 0);
-        self.checked_div(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn neg(&self) -> Result<Self, Overflow> {
-        self.checked_neg().ok_or(Overflow)
-    }
+    checked_ring_ops!(i128);
     #[inline]
     fn to_i128(&self) -> Option<i128> {
         Some(*self)
@@ -79,39 +86,7 @@ impl Ring for i128 {
 }
 
 impl Ring for i64 {
-    #[inline]
-    fn from_i64(v: i64) -> Self {
-        v
-    }
-    #[inline]
-    fn is_zero(&self) -> bool {
-        *self == 0
-    }
-    #[inline]
-    fn signum_i(&self) -> i32 {
-        self.signum() as i32
-    }
-    #[inline]
-    fn add(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_add(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn sub(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_sub(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn mul(&self, o: &Self) -> Result<Self, Overflow> {
-        self.checked_mul(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn div_exact(&self, o: &Self) -> Result<Self, Overflow> {
-        debug_assert!(*o != 0 && self % o == 0);
-        self.checked_div(*o).ok_or(Overflow)
-    }
-    #[inline]
-    fn neg(&self) -> Result<Self, Overflow> {
-        self.checked_neg().ok_or(Overflow)
-    }
+    checked_ring_ops!(i64);
     #[inline]
     fn to_i128(&self) -> Option<i128> {
         Some(*self as i128)
