@@ -10,6 +10,7 @@ pub mod cli;
 pub mod endgame;
 pub mod error;
 pub mod eval;
+pub mod gpu;
 pub mod homotopy;
 pub mod linalg;
 pub mod post;

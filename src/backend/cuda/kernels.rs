@@ -4,10 +4,9 @@
 //! direction solve, and the equation blocks `BSTART[n + 1]` in constant memory. Every loop
 //! over coordinates is then unrolled and register arrays are indexed by constants only.
 
-use super::device::{cuda_err, Device};
 use crate::error::{Error, Result};
+use crate::gpu::Device;
 use cudarc::driver::CudaFunction;
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 use std::fmt::Write;
 
 const COMMON: &str = include_str!("../../../kernels/common.cuh");
@@ -186,42 +185,29 @@ pub fn build(
         src.push_str(&eval_gen_source(layout));
     }
     let seg = segment(n + 1).unwrap_or(32);
-    let opts = CompileOptions {
-        arch: dev.nvrtc_arch(),
-        fmad: Some(true),
-        name: Some("pathtrack.cu".into()),
-        ..Default::default()
-    };
-    let ptx = compile_ptx_with_opts(&src, opts).map_err(|e| match e {
-        cudarc::nvrtc::CompileError::CompileError { nvrtc, log, .. } => Error::Cuda(format!(
-            "nvrtcCompileProgram failed: {nvrtc}\n{}",
-            log.to_string_lossy()
-        )),
-        other => cuda_err("NVRTC", other),
-    })?;
-    dev.bind()?;
-    let module = dev
-        .ctx
-        .load_module(ptx)
-        .map_err(|e| cuda_err("cuModuleLoadData", e))?;
-    let f = |name: &str| {
-        module
-            .load_function(name)
-            .map_err(|e| cuda_err(&format!("cuModuleGetFunction({name})"), e))
-    };
+    let mut names = vec![
+        "log_points",
+        "eval_exp",
+        "eval_fused",
+        "scale_ext",
+        "gj_directions",
+        "euler_predict",
+        "newton_correct",
+    ];
+    if generated {
+        names.push("eval_gen");
+    }
+    let mut f = crate::gpu::compile(dev, &src, "pathtrack.cu", &names)?.into_iter();
+    let mut next = || f.next().expect("one function per name");
     Ok(Kernels {
-        log_points: f("log_points")?,
-        eval_exp: f("eval_exp")?,
-        eval_fused: f("eval_fused")?,
-        scale_ext: f("scale_ext")?,
-        gj_directions: f("gj_directions")?,
-        euler_predict: f("euler_predict")?,
-        newton_correct: f("newton_correct")?,
-        eval_gen: if generated {
-            Some(f("eval_gen")?)
-        } else {
-            None
-        },
+        log_points: next(),
+        eval_exp: next(),
+        eval_fused: next(),
+        scale_ext: next(),
+        gj_directions: next(),
+        euler_predict: next(),
+        newton_correct: next(),
+        eval_gen: if generated { Some(next()) } else { None },
         seg,
     })
 }

@@ -15,8 +15,6 @@
 //! chunks sized from free memory; an allocation failure halves the chunk and retries.
 //! Design notes and measurements: docs/cuda.md, docs/performance.md.
 
-pub mod blas;
-pub mod device;
 pub mod kernels;
 pub mod step;
 
@@ -24,10 +22,11 @@ use super::{Backend, DirectionsOut};
 use crate::error::{Error, Result};
 use crate::eval::EvalLayout;
 use crate::eval::Points;
+use crate::gpu::blas::{Blas, Op};
+use crate::gpu::device;
+use crate::gpu::{cuda_err, DBuf, Device};
 use crate::homotopy::Homotopy;
-use blas::{Blas, Op};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use device::{cuda_err, DBuf, Device};
 use kernels::Kernels;
 use num_complex::Complex64 as C64;
 

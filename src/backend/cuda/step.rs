@@ -5,9 +5,9 @@
 //! warm-up; optionally one step is captured as a CUDA graph and replayed (fewer launch gaps
 //! at small p). Batches beyond the device memory are cut into chunks timed one after another.
 
-use super::device::{cuda_err, Timer};
 use super::{grid1, i32_of, CudaBackend};
 use crate::error::{Error, Result};
+use crate::gpu::device::{cuda_err, Timer};
 use cudarc::driver::{sys as dsys, PushKernelArg};
 use num_complex::Complex64 as C64;
 use rand::{Rng, SeedableRng};

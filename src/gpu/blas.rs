@@ -2,8 +2,8 @@
 //! (cudarc's safe `Gemm` trait has no complex types, so this wraps `cublasZgemm_v2` of its
 //! `sys` layer once).
 
-use super::device::{cuda_err, Device};
 use crate::error::Result;
+use crate::gpu::device::{cuda_err, Device};
 use cudarc::cublas::{result as br, sys as bsys};
 use num_complex::Complex64 as C64;
 
