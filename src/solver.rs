@@ -191,6 +191,7 @@ pub fn solve(
         start: opts.start.name().into(),
         seed: opts.seed,
         root_counts,
+        solutions: tally.solutions(),
     })
 }
 

@@ -38,6 +38,9 @@ pub struct SolveArgs {
     /// Write every path's endpoint as JSON Lines, streamed while paths finish.
     #[arg(short, long)]
     pub output: Option<std::path::PathBuf>,
+    /// Write the distinct finite solutions (with multiplicities) as JSON Lines at the end.
+    #[arg(long)]
+    pub solutions: Option<std::path::PathBuf>,
     /// Where paths are tracked.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendKind,
@@ -109,6 +112,9 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     let summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
     let pb = obs.pb;
     pb.finish_and_clear();
+    if let Some(path) = &a.solutions {
+        crate::report::write_solutions(path, &summary.solutions)?;
+    }
     if a.json {
         println!(
             "{}",

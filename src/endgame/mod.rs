@@ -7,8 +7,11 @@
 //! `s = 0.1·10^{−k/2}`; the valuation is estimated from consecutive samples as
 //! `Δ log|y_n| / Δ log s`.
 //!
-//! (The Cauchy endgame for singular endpoints with winding numbers is a later addition; this
-//! module only estimates valuations.)
+//! Paths that look singular in the endgame zone switch to the Cauchy endgame ([`cauchy`]):
+//! loops around `t = 1` give the winding number and the endpoint as a Cauchy integral,
+//! accurate where Newton at `t = 1` is not.
+
+pub mod cauchy;
 
 use num_complex::Complex64 as C64;
 

@@ -1,5 +1,6 @@
 //! Clustering of endpoints into distinct solutions: two points are the same solution when
-//! `‖x − x'‖_∞ ≤ tol·(1 + max(‖x‖_∞, ‖x'‖_∞))`. Sweep along a fixed random projection
+//! `‖x − x'‖_∞ ≤ max(tol, tol')·(1 + max(‖x‖_∞, ‖x'‖_∞))` (each point may carry its own
+//! tolerance, e.g. scaled by its condition number). Sweep along a fixed random projection
 //! (|projection difference| ≤ ‖w‖₁·‖x − x'‖_∞ bounds the candidates) with union–find.
 
 use num_complex::Complex64 as C64;
@@ -25,7 +26,13 @@ fn close(a: &[C64], b: &[C64], tol: f64) -> bool {
 
 /// Cluster label (the smallest index of its cluster) of each point.
 pub fn cluster(points: &[Vec<C64>], tol: f64) -> Vec<usize> {
+    cluster_with(points, &vec![tol; points.len()])
+}
+
+/// [`cluster`] with a tolerance per point (a pair uses the larger of its two).
+pub fn cluster_with(points: &[Vec<C64>], tols: &[f64]) -> Vec<usize> {
     let m = points.len();
+    let tol = tols.iter().fold(0.0f64, |a, &t| a.max(t));
     let mut parent: Vec<usize> = (0..m).collect();
     if m == 0 {
         return parent;
@@ -65,7 +72,7 @@ pub fn cluster(points: &[Vec<C64>], tol: f64) -> Vec<usize> {
                 }
                 continue;
             }
-            if close(&points[ia], &points[ib], tol) {
+            if close(&points[ia], &points[ib], tols[ia].max(tols[ib])) {
                 let (ra, rb) = (find(&mut parent, ia), find(&mut parent, ib));
                 if ra != rb {
                     let (lo, hi) = (ra.min(rb), ra.max(rb));

@@ -3,7 +3,7 @@
 
 pub mod dedup;
 
-use crate::backend::{fill_direction_system, solve_directions_one};
+use crate::backend::solve_directions_one;
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::eval::{cpu as eval_cpu, EvalLayout, Points};
 use crate::homotopy::Homotopy;
@@ -18,6 +18,11 @@ pub const SINGULAR_COND: f64 = 1e12;
 pub const INFINITY_TOL: f64 = 1e-8;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
+/// Numerical rank: singular values of the row-scaled Jacobian (row k divided by
+/// `1 + Σ|c·x^a|` of equation k) above `RANK_TOL_FLOOR`, or above `100 ×` the endpoint's
+/// estimated accuracy when that is larger (a singular endpoint known to `δ` perturbs the
+/// Jacobian by `O(δ)`).
+pub const RANK_TOL_FLOOR: f64 = 1e-10;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -53,6 +58,12 @@ pub struct Endpoint {
     pub rejected: u32,
     /// Estimated valuation of the homogenizing coordinate, when the path stopped early.
     pub valuation: Option<f64>,
+    /// Winding number, when the Cauchy endgame computed the endpoint.
+    pub winding: Option<u32>,
+    /// Relative accuracy of the Cauchy estimate (difference of its last two rounds).
+    pub accuracy: Option<f64>,
+    /// Numerical rank of the Jacobian `∂F/∂x` at a finite endpoint (see [`RANK_TOL_FLOOR`]).
+    pub rank: Option<usize>,
     /// 0 for the first tracking, k for the k-th re-tracking with tighter tolerances.
     pub attempt: u8,
 }
@@ -68,14 +79,26 @@ pub struct Refiner<'a> {
     system: &'a System,
     layout: EvalLayout,
     tau_end: f64,
+    /// The homogenized target system (for the condition number).
+    target: Homotopy,
+    /// `√d_k·‖f_k‖_BW` per equation (see [`Refiner::condition`]).
+    row_weight: Vec<f64>,
 }
 
 impl<'a> Refiner<'a> {
     pub fn new(system: &'a System, tau_end: f64) -> Refiner<'a> {
+        let target = Homotopy::target_only(system);
+        let row_weight = target
+            .equations
+            .iter()
+            .map(|eq| bombieri_weight(eq))
+            .collect();
         Refiner {
             system,
-            layout: EvalLayout::new(&Homotopy::target_only(system)),
+            layout: EvalLayout::new(&target),
             tau_end,
+            target,
+            row_weight,
         }
     }
 
@@ -117,24 +140,40 @@ impl<'a> Refiner<'a> {
                 break;
             }
         }
-        eval_cpu::extended_jacobians(
-            &self.layout,
-            &Points::projective(y, &tau),
-            &mut ext,
-            &mut scratch,
-        );
-        (last, self.condition(&ext, y))
+        (last, self.condition(y))
     }
 
-    /// Singular-value condition number of the row-equilibrated `[J_y; y*]`
-    /// ([`crate::backend::fill_direction_system`]).
-    fn condition(&self, ext: &[C64], y: &[C64]) -> f64 {
+    /// Singular-value condition number of `[J_y; y*]` at the unit point `y`, with equation
+    /// row k divided by `√d_k·‖f_k‖` (Bombieri–Weyl norm of its coefficients, as in the
+    /// Shub–Smale condition number μ): a constant per equation, so an equation whose whole
+    /// gradient vanishes at a singular point gives a zero row (a scale taken from the
+    /// gradient itself would hide it).
+    fn condition(&self, y: &[C64]) -> f64 {
         let nh = self.layout.nh;
-        let (mut a, mut b) = (
-            vec![C64::new(0.0, 0.0); nh * nh],
-            vec![C64::new(0.0, 0.0); nh * 2],
-        );
-        fill_direction_system(self.layout.n, ext, y, false, &mut a, &mut b);
+        let mut a = vec![C64::new(0.0, 0.0); nh * nh];
+        for (k, eq) in self.target.equations.iter().enumerate() {
+            let row = &mut a[k * nh..(k + 1) * nh];
+            for t in eq {
+                for (j, &e) in t.exponents.iter().enumerate() {
+                    if e == 0 {
+                        continue;
+                    }
+                    let d: C64 = t
+                        .exponents
+                        .iter()
+                        .zip(y)
+                        .enumerate()
+                        .map(|(i, (&f, v))| v.powi(if i == j { f - 1 } else { f }))
+                        .product();
+                    row[j] += t.coeff * e as f64 * d;
+                }
+            }
+            let w = self.row_weight[k];
+            row.iter_mut().for_each(|z| *z /= w);
+        }
+        for j in 0..nh {
+            a[(nh - 1) * nh + j] = y[j].conj();
+        }
         let m = nalgebra::DMatrix::<C64>::from_fn(nh, nh, |i, j| a[i * nh + j]);
         let sv = m.singular_values();
         let (mx, mn) = sv
@@ -170,6 +209,9 @@ impl<'a> Refiner<'a> {
             accepted: end.accepted,
             rejected: end.rejected,
             valuation: None,
+            winding: None,
+            accuracy: None,
+            rank: None,
             attempt: 0,
         };
         match end.code {
@@ -222,6 +264,46 @@ impl<'a> Refiner<'a> {
                     ep.status = Status::AtInfinity;
                 }
             }
+            TrackCode::Cauchy { winding, accuracy } => {
+                ep.winding = Some(winding);
+                ep.accuracy = accuracy.is_finite().then_some(accuracy);
+                ep.valuation = homogenizing_valuation(&end.samples, self.tau_end);
+                let estimate = y.clone();
+                if winding == 1 {
+                    // A winding number 1 endpoint may still be nonsingular: Newton decides.
+                    let (_eta, cond) = self.newton(&mut y, 8);
+                    let (x, residual) = self.affine(&y);
+                    if cond < SINGULAR_COND
+                        && residual < RESIDUAL_TOL
+                        && y[nh - 1].norm() >= INFINITY_TOL
+                    {
+                        ep.condition = cond;
+                        ep.coordinates = Some(x);
+                        ep.residual = residual;
+                        ep.status = Status::Nonsingular;
+                    } else {
+                        y = estimate;
+                    }
+                }
+                if ep.status != Status::Nonsingular {
+                    let inf_tol = INFINITY_TOL.max(10.0 * ep.accuracy.unwrap_or(0.0));
+                    if y[nh - 1].norm() < inf_tol {
+                        ep.status = Status::AtInfinity;
+                    } else {
+                        let (x, residual) = self.affine(&y);
+                        ep.condition = self.condition(&y);
+                        if residual < RESIDUAL_TOL.sqrt() {
+                            ep.status = Status::Singular;
+                            ep.coordinates = Some(x);
+                            ep.residual = residual;
+                        } else {
+                            ep.reason = Some(format!(
+                                "Cauchy endgame estimate has residual {residual:.1e}"
+                            ));
+                        }
+                    }
+                }
+            }
             TrackCode::Failed(reason) => {
                 ep.reason = Some(reason);
             }
@@ -234,9 +316,60 @@ impl<'a> Refiner<'a> {
             ep.coordinates = Some(x);
             ep.residual = residual;
         }
+        if let Some(x) = &ep.coordinates {
+            let tol = if ep.status == Status::Nonsingular {
+                RANK_TOL_FLOOR
+            } else {
+                RANK_TOL_FLOOR.max(100.0 * ep.accuracy.unwrap_or(1e-8))
+            };
+            ep.rank = Some(numerical_rank(self.system, x, tol));
+        }
         ep.projective = y;
         ep
     }
+}
+
+/// `√d·‖f‖_BW` with `‖f‖²_BW = Σ |c_a|² / multinomial(d; a)` for a homogeneous equation of
+/// degree `d` (the plain 2-norm of the coefficients when an exponent is negative).
+fn bombieri_weight(eq: &[crate::homotopy::HomTerm]) -> f64 {
+    let lnfact = |k: i32| (1..=k).map(|i| (i as f64).ln()).sum::<f64>();
+    let d: i32 = eq.first().map(|t| t.exponents.iter().sum()).unwrap_or(0);
+    let laurent = eq.iter().any(|t| t.exponents.iter().any(|&e| e < 0));
+    let norm2: f64 = eq
+        .iter()
+        .map(|t| {
+            let c2 = t.coeff.norm_sqr();
+            if laurent {
+                c2
+            } else {
+                let ln_multi = lnfact(d) - t.exponents.iter().map(|&e| lnfact(e)).sum::<f64>();
+                c2 / ln_multi.exp()
+            }
+        })
+        .sum();
+    let w = (d.max(1) as f64).sqrt() * norm2.sqrt();
+    if w > 0.0 && w.is_finite() {
+        w
+    } else {
+        1.0
+    }
+}
+
+/// Numerical rank of `∂F/∂x` at `x`: singular values of the Jacobian with row k divided by
+/// `1 + Σ|c·x^a|` (equation k's size at `x`) that exceed `tol`.
+pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
+    let n = x.len();
+    let m = system.equations.len();
+    let j = nalgebra::DMatrix::<C64>::from_fn(m, n, |_, _| C64::new(0.0, 0.0));
+    let mut j = j;
+    for (k, f) in system.equations.iter().enumerate() {
+        let g = f.gradient(x);
+        let w = 1.0 + f.abs_scale(x);
+        for (c, v) in g.iter().enumerate() {
+            j[(k, c)] = v / w;
+        }
+    }
+    j.singular_values().iter().filter(|&&s| s > tol).count()
 }
 
 /// True when every coordinate is real up to `tol` relative to the point's norm.

@@ -13,8 +13,18 @@ use std::io::Write;
 pub const DEDUP_TOL: f64 = 1e-8;
 /// Looser tolerance for singular endpoints (their accuracy is ~ eps^{1/multiplicity}).
 pub const DEDUP_TOL_SINGULAR: f64 = 1e-4;
+/// A nonsingular endpoint with condition number κ is known to about `κ·ε`; its clustering
+/// tolerance is `clamp(DEDUP_COND_FACTOR·κ·ε, DEDUP_TOL, DEDUP_TOL_MAX)` (two paths ending
+/// at a double root that Newton reached to `√ε` have κ ≈ 1/√ε and cluster).
+pub const DEDUP_COND_FACTOR: f64 = 10.0;
+pub const DEDUP_TOL_MAX: f64 = 1e-5;
 /// Relative imaginary part below which a solution is real.
 pub const REAL_TOL: f64 = 1e-8;
+/// Several paths ending at one "nonsingular" solution after recovery make it singular (of
+/// multiplicity = the number of paths) when its condition number exceeds this: a double
+/// root that Newton approached to `√ε` has κ ≈ 1e7–1e8, while jumped paths land on
+/// well-conditioned solutions.
+pub const CLUSTER_SINGULAR_COND: f64 = 1e6;
 
 /// The run summary; every key is documented in docs/output.md.
 #[derive(Clone, Debug, Serialize)]
@@ -41,6 +51,48 @@ pub struct Summary {
     pub start: String,
     pub seed: u64,
     pub root_counts: Map<String, Value>,
+    /// The distinct finite solutions (not part of the JSON summary; `--solutions` writes them).
+    #[serde(skip)]
+    pub solutions: Vec<Solution>,
+}
+
+/// One distinct finite solution: a cluster of path endpoints.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    pub status: Status,
+    /// The endpoint of the cluster with the smallest residual.
+    pub coordinates: Vec<C64>,
+    /// Paths ending here.
+    pub paths: Vec<u64>,
+    /// Winding numbers of those paths that went through the Cauchy endgame.
+    pub winding_numbers: Vec<u32>,
+    pub residual: f64,
+    pub condition: f64,
+    pub rank: Option<usize>,
+    pub real: bool,
+}
+
+impl Solution {
+    /// Number of paths ending at the solution (its multiplicity, for a generic homotopy).
+    pub fn multiplicity(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// One JSON Lines record (see docs/output.md).
+    pub fn line(&self) -> Value {
+        let num = |v: f64| if v.is_finite() { json!(v) } else { Value::Null };
+        json!({
+            "status": self.status,
+            "multiplicity": self.multiplicity(),
+            "coordinates": self.coordinates.iter().map(pair).collect::<Vec<_>>(),
+            "real": self.real,
+            "rank": self.rank,
+            "condition": num(self.condition),
+            "residual": num(self.residual),
+            "paths": self.paths,
+            "winding_numbers": self.winding_numbers,
+        })
+    }
 }
 
 fn pair(z: &C64) -> [f64; 2] {
@@ -80,6 +132,18 @@ pub fn solution_line(e: &Endpoint) -> Value {
     if let Some(v) = e.valuation {
         m.insert("valuation".into(), num(v));
     }
+    if let Some(c) = e.winding {
+        m.insert("winding_number".into(), json!(c));
+    }
+    if let Some(a) = e.accuracy {
+        m.insert("accuracy".into(), num(a));
+    }
+    if let Some(r) = e.rank {
+        m.insert("rank".into(), json!(r));
+    }
+    if let Some(x) = &e.coordinates {
+        m.insert("real".into(), json!(is_real(x, REAL_TOL)));
+    }
     Value::Object(m)
 }
 
@@ -115,11 +179,26 @@ impl SolutionWriter {
     }
 }
 
+/// Writes the distinct solutions as JSON Lines (one [`Solution::line`] per line).
+pub fn write_solutions(path: &std::path::Path, sols: &[Solution]) -> Result<()> {
+    let io = |e| Error::io(format!("writing {}", path.display()), e);
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    for s in sols {
+        writeln!(w, "{}", s.line()).map_err(io)?;
+    }
+    w.flush().map_err(io)
+}
+
 /// What the summary keeps of one path: its status and, when finite, its coordinates.
 #[derive(Clone, Debug)]
 struct Record {
+    path: u64,
     status: Status,
     coords: Option<Vec<C64>>,
+    winding: Option<u32>,
+    residual: f64,
+    condition: f64,
+    rank: Option<usize>,
 }
 
 /// Collects what the summary needs from each endpoint; a re-tracked path replaces its
@@ -146,11 +225,16 @@ impl Tally {
     /// Records (or replaces) the endpoint of a path.
     pub fn add(&mut self, e: &Endpoint) {
         let r = Record {
+            path: e.path,
             status: e.status,
             coords: e
                 .status
                 .is_finite()
                 .then(|| e.coordinates.clone().unwrap_or_default()),
+            winding: e.winding,
+            residual: e.residual,
+            condition: e.condition,
+            rank: e.rank,
         };
         match self.index.get(&e.path) {
             Some(&i) => self.records[i] = r,
@@ -164,71 +248,143 @@ impl Tally {
     /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
     /// paths that failed: the candidates for re-tracking.
     pub fn suspects(&self) -> Vec<u64> {
-        let (ids, pts) = self.finite_points(Status::Nonsingular);
-        let labels = dedup::cluster(&pts, DEDUP_TOL);
-        let mut size = std::collections::HashMap::<usize, usize>::new();
-        for &l in &labels {
-            *size.entry(l).or_default() += 1;
-        }
-        let mut out: Vec<u64> = ids
-            .iter()
-            .zip(&labels)
-            .filter(|(_, l)| size[l] > 1)
-            .map(|(&p, _)| p)
+        let mut out: Vec<u64> = self
+            .solutions()
+            .into_iter()
+            .filter(|s| s.status == Status::Nonsingular && s.paths.len() > 1)
+            .flat_map(|s| s.paths)
             .collect();
         out.extend(
-            self.index
+            self.records
                 .iter()
-                .filter(|(_, &i)| self.records[i].status == Status::Failed)
-                .map(|(&p, _)| p),
+                .filter(|r| r.status == Status::Failed)
+                .map(|r| r.path),
         );
         out.sort_unstable();
         out
     }
 
-    /// Path ids and coordinates of the endpoints with `status`, in path order.
-    fn finite_points(&self, status: Status) -> (Vec<u64>, Vec<Vec<C64>>) {
-        let mut v: Vec<(u64, &Vec<C64>)> = self
-            .index
-            .iter()
-            .filter(|(_, &i)| self.records[i].status == status)
-            .map(|(&p, &i)| (p, self.records[i].coords.as_ref().expect("finite record")))
-            .collect();
-        v.sort_unstable_by_key(|(p, _)| *p);
-        v.into_iter().map(|(p, c)| (p, c.clone())).unzip()
+    /// Records of the endpoints with `status`, in path order.
+    fn records_with(&self, status: Status) -> Vec<&Record> {
+        let mut v: Vec<&Record> = self.records.iter().filter(|r| r.status == status).collect();
+        v.sort_unstable_by_key(|r| r.path);
+        v
     }
 
-    /// Distinct nonsingular solutions among `coords`, and how many of them are real.
-    fn distinct(pts: &[Vec<C64>], tol: f64) -> (u64, u64) {
-        let labels = dedup::cluster(pts, tol);
-        let mut distinct = 0;
-        let mut real = 0;
-        for (i, &l) in labels.iter().enumerate() {
-            if l == i {
-                distinct += 1;
-                if is_real(&pts[i], tol.max(REAL_TOL)) {
-                    real += 1;
+    /// Clusters of the records (labels from [`dedup::cluster`]) as distinct solutions.
+    fn clusters(recs: &[&Record], tol: f64, status: Status) -> Vec<Solution> {
+        let pts: Vec<Vec<C64>> = recs
+            .iter()
+            .map(|r| r.coords.clone().expect("finite record"))
+            .collect();
+        let tols: Vec<f64> = recs
+            .iter()
+            .map(|r| {
+                if status == Status::Nonsingular && r.condition.is_finite() {
+                    (DEDUP_COND_FACTOR * r.condition * f64::EPSILON).clamp(tol, DEDUP_TOL_MAX)
+                } else {
+                    tol
                 }
+            })
+            .collect();
+        let labels = dedup::cluster_with(&pts, &tols);
+        let mut at = std::collections::HashMap::<usize, usize>::new();
+        let mut out: Vec<(Solution, f64)> = Vec::new();
+        for (i, (&l, r)) in labels.iter().zip(recs).enumerate() {
+            let k = *at.entry(l).or_insert_with(|| {
+                out.push((
+                    Solution {
+                        status,
+                        coordinates: Vec::new(),
+                        paths: Vec::new(),
+                        winding_numbers: Vec::new(),
+                        residual: f64::INFINITY,
+                        condition: f64::NAN,
+                        rank: None,
+                        real: false,
+                    },
+                    f64::INFINITY,
+                ));
+                out.len() - 1
+            });
+            let (sol, best) = &mut out[k];
+            sol.paths.push(r.path);
+            sol.winding_numbers.extend(r.winding);
+            let res = if r.residual.is_nan() {
+                f64::MAX
+            } else {
+                r.residual
+            };
+            if res < *best || sol.coordinates.is_empty() {
+                *best = res;
+                sol.coordinates = pts[i].clone();
+                sol.residual = r.residual;
+                sol.condition = r.condition;
+                sol.rank = r.rank;
             }
         }
-        (distinct, real)
+        out.into_iter()
+            .map(|(mut s, _)| {
+                s.real = is_real(&s.coordinates, tol.max(REAL_TOL));
+                s
+            })
+            .collect()
+    }
+
+    /// The distinct finite solutions: nonsingular endpoints clustered at [`DEDUP_TOL`],
+    /// singular ones at [`DEDUP_TOL_SINGULAR`]; a nonsingular cluster of several paths whose
+    /// condition number exceeds [`CLUSTER_SINGULAR_COND`] is singular. A singular cluster
+    /// that lies on a nonsingular solution joins it as singular.
+    pub fn solutions(&self) -> Vec<Solution> {
+        let ns = self.records_with(Status::Nonsingular);
+        let sg = self.records_with(Status::Singular);
+        let mut out = Self::clusters(&ns, DEDUP_TOL, Status::Nonsingular);
+        for s in out.iter_mut() {
+            if s.paths.len() > 1 && !(s.condition <= CLUSTER_SINGULAR_COND) {
+                s.status = Status::Singular;
+            }
+        }
+        for s in Self::clusters(&sg, DEDUP_TOL_SINGULAR, Status::Singular) {
+            let scale = |x: &[C64]| 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+            let near = out.iter_mut().find(|t| {
+                let d = t
+                    .coordinates
+                    .iter()
+                    .zip(&s.coordinates)
+                    .map(|(a, b)| (a - b).norm())
+                    .fold(0.0, f64::max);
+                d <= DEDUP_TOL_SINGULAR * scale(&t.coordinates).max(scale(&s.coordinates))
+            });
+            match near {
+                Some(t) => {
+                    t.status = Status::Singular;
+                    t.paths.extend(&s.paths);
+                    t.paths.sort_unstable();
+                    t.winding_numbers.extend(&s.winding_numbers);
+                }
+                None => out.push(s),
+            }
+        }
+        out
     }
 
     /// Clusters the finite endpoints into distinct solutions.
     pub fn counts(&self) -> Counts {
-        let (_, ns) = self.finite_points(Status::Nonsingular);
-        let (_, sg) = self.finite_points(Status::Singular);
-        let (nonsingular, real_ns) = Self::distinct(&ns, DEDUP_TOL);
-        let (singular, real_sg) = Self::distinct(&sg, DEDUP_TOL_SINGULAR);
+        let sols = self.solutions();
         let count = |st: Status| self.records.iter().filter(|r| r.status == st).count() as u64;
+        let distinct = |st: Status| sols.iter().filter(|s| s.status == st).count() as u64;
         Counts {
             paths: self.records.len() as u64,
-            nonsingular,
-            singular,
-            real: real_ns + real_sg,
+            nonsingular: distinct(Status::Nonsingular),
+            singular: distinct(Status::Singular),
+            real: sols.iter().filter(|s| s.real).count() as u64,
             at_infinity: count(Status::AtInfinity),
             failed: count(Status::Failed),
-            duplicate_paths: ns.len() as u64 - nonsingular,
+            duplicate_paths: sols
+                .iter()
+                .filter(|s| s.status == Status::Nonsingular)
+                .map(|s| s.paths.len() as u64 - 1)
+                .sum(),
         }
     }
 }

@@ -120,6 +120,7 @@ pub fn track_all(
     let (nh, m) = (homotopy.nh(), homotopy.term_count());
     let default_lifts = homotopy.lifts();
     let default_lifts = &default_lifts[..];
+    let max_lift = default_lifts.iter().fold(0.0f64, |m, &v| m.max(v.abs()));
     let mut active: Vec<PathState> = Vec::with_capacity(opts.batch);
     let mut stats = TrackStats::default();
     let mut exhausted = false;
@@ -128,7 +129,7 @@ pub fn track_all(
     loop {
         while !exhausted && active.len() < opts.batch {
             match starts.next() {
-                Some(s) => active.push(PathState::new(s, opts)),
+                Some(s) => active.push(PathState::new(s, opts, max_lift)),
                 None => exhausted = true,
             }
         }
@@ -146,7 +147,7 @@ pub fn track_all(
         lifts.resize(if own_lifts { p * m } else { 0 }, 0.0);
         for (i, s) in active.iter().enumerate() {
             ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
-            taus[i] = C64::new(s.eval_tau, 0.0);
+            taus[i] = s.eval_tau;
             logs[i] = s.is_log();
             if own_lifts {
                 let row = &mut lifts[i * m..(i + 1) * m];

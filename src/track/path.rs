@@ -1,6 +1,7 @@
 //! One path's state machine: start refinement → (RK4 stages 2–4 → Newton corrections)* → end.
 
 use super::{StartPoint, TrackerOptions};
+use crate::endgame::cauchy::{Cauchy, LoopEnd, MAX_ROUNDS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
@@ -23,6 +24,16 @@ pub const LOG_SWITCH_SPREAD_ENDGAME: f64 = 600.0;
 pub const DIVERGENCE_S: f64 = 1e-8;
 /// Endgame samples kept per path (the newest).
 pub const MAX_SAMPLES: usize = 4;
+
+/// A path in the endgame zone looks singular (and switches to the Cauchy endgame) when the
+/// Euler direction grows like `s^α` with `α` below this on the last two pairs of samples: a
+/// path with winding number `c` has `|dy/ds| ∼ s^{1/c − 1}`, a nonsingular one `α ≥ 0`.
+pub const SINGULAR_SLOPE: f64 = -0.2;
+/// ... and the two estimates agree to this (the Puiseux expansion dominates: no other
+/// branch point near the loops to come).
+pub const SLOPE_AGREEMENT: f64 = 0.1;
+/// A Cauchy estimate is used when a later round failed only if it is this accurate.
+pub const USABLE_ACCURACY: f64 = 1e-6;
 use num_complex::Complex64 as C64;
 
 /// How tracking of a path ended.
@@ -33,6 +44,9 @@ pub enum TrackCode {
     /// Stopped inside the endgame zone (typically a singular endpoint or one at infinity);
     /// the reason says why.
     StoppedInEndgame(String),
+    /// The Cauchy endgame gave the endpoint: winding number and the relative difference of
+    /// its last two estimates (∞ when only one round closed).
+    Cauchy { winding: u32, accuracy: f64 },
     /// Gave up before the endgame zone.
     Failed(String),
 }
@@ -56,6 +70,9 @@ pub struct PathEnd {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {
     Refine(u32),
+    /// One Newton correction at a point already on the path (entering or leaving a Cauchy
+    /// loop), then the next step.
+    Resume,
     Stage(u8),
     Correct(u32),
 }
@@ -82,9 +99,23 @@ pub struct PathState {
     log: bool,
     /// The path's own lifts (polyhedral cells), see [`super::StartPoint::lifts`].
     pub lifts: Option<std::sync::Arc<[f64]>>,
+    /// Largest lift of the path (its own or the homotopy's): loops of radius `s` see
+    /// oscillations `e^{i·s·ω}`, so the Cauchy endgame waits for `s·ω_max ≤ 1`.
+    max_lift: f64,
     /// The point the next round evaluates.
     pub eval_y: Vec<C64>,
-    pub eval_tau: f64,
+    pub eval_tau: C64,
+    /// `(s, ‖dy/dτ‖, κ)` at the last endgame samples (newest last, at most 3).
+    slopes: Vec<(f64, f64, f64)>,
+    /// The Cauchy endgame, once started.
+    cauchy: Option<Box<Cauchy>>,
+    /// True while going around a Cauchy loop: `tau` is then the loop parameter `u`
+    /// (one unit per segment) and `τ = cauchy.tau_at(u)`.
+    looping: bool,
+    /// The Cauchy endgame gave up on this path (no return within its loops): not retried.
+    cauchy_failed: bool,
+    /// dτ/du of the current step (1 on the real path; the segment's vector on a loop).
+    dtau: C64,
 }
 
 fn norm(v: &[C64]) -> f64 {
@@ -103,13 +134,15 @@ fn finite(v: &[C64]) -> bool {
 }
 
 /// `out = y + c·d`
-fn axpy(out: &mut Vec<C64>, y: &[C64], c: f64, d: &[C64]) {
+fn axpy(out: &mut Vec<C64>, y: &[C64], c: C64, d: &[C64]) {
     out.clear();
     out.extend(y.iter().zip(d).map(|(a, b)| a + b * c));
 }
 
 impl PathState {
-    pub fn new(s: StartPoint, opts: &TrackerOptions) -> PathState {
+    /// A path from its start point; `default_max_lift` is the largest lift of the homotopy
+    /// (for paths without their own lifts).
+    pub fn new(s: StartPoint, opts: &TrackerOptions, default_max_lift: f64) -> PathState {
         let nh = s.y.len();
         let mut y = s.y;
         if !s.log {
@@ -119,7 +152,7 @@ impl PathState {
         PathState {
             path: s.path,
             eval_y: y.clone(),
-            eval_tau: s.tau,
+            eval_tau: C64::new(s.tau, 0.0),
             y,
             tau: s.tau,
             h: opts.h_initial.max(0.01 * s.tau.abs()),
@@ -134,7 +167,17 @@ impl PathState {
             samples: Vec::new(),
             cond: 1.0,
             log: s.log,
+            max_lift: s
+                .lifts
+                .as_ref()
+                .map(|l| l.iter().fold(0.0f64, |m, &v| m.max(v.abs())))
+                .unwrap_or(default_max_lift),
             lifts: s.lifts,
+            slopes: Vec::new(),
+            cauchy: None,
+            looping: false,
+            cauchy_failed: false,
+            dtau: C64::new(1.0, 0.0),
         }
     }
 
@@ -181,16 +224,127 @@ impl PathState {
         }
     }
 
-    /// Target of the next step.
+    /// Target of the next step: the next loop vertex, the next Cauchy round's radius, or
+    /// the end.
     fn target(&self, opts: &TrackerOptions) -> f64 {
-        opts.tau_end
+        match &self.cauchy {
+            Some(_) if self.looping => self.tau.floor() + 1.0,
+            Some(c) => c.next_round_tau(),
+            None => opts.tau_end,
+        }
+    }
+
+    /// τ at the path parameter `u` (`u` itself off the loops).
+    fn tau_at(&self, u: f64) -> C64 {
+        match &self.cauchy {
+            Some(c) if self.looping => c.tau_at(u),
+            _ => C64::new(u, 0.0),
+        }
+    }
+
+    /// Records `(s, ‖dy/dτ‖, κ)` at an endgame sample; true when the path looks singular
+    /// (see [`SINGULAR_SLOPE`], [`SLOPE_AGREEMENT`]).
+    fn looks_singular(&mut self, opts: &TrackerOptions) -> bool {
+        let s = opts.tau_end - self.tau;
+        let e = norm(&self.k[0]);
+        if self.slopes.len() == 3 {
+            self.slopes.remove(0);
+        }
+        self.slopes.push((s, e, self.cond));
+        if self.slopes.len() < 3 || s * self.max_lift > 1.0 {
+            return false;
+        }
+        let slope = |a: &(f64, f64, f64), b: &(f64, f64, f64)| {
+            (b.1.max(1e-300) / a.1.max(1e-300)).ln() / (b.0 / a.0).ln()
+        };
+        let w = &self.slopes;
+        let (a1, a2) = (slope(&w[0], &w[1]), slope(&w[1], &w[2]));
+        a1 < SINGULAR_SLOPE && a2 < SINGULAR_SLOPE && (a1 - a2).abs() < SLOPE_AGREEMENT
+    }
+
+    /// Starts a Cauchy round at the current point (real τ): Newton there, then the loop.
+    fn enter_loop(&mut self) {
+        let tau = self.tau;
+        match &mut self.cauchy {
+            Some(c) => c.begin_round(&self.y, tau),
+            None => self.cauchy = Some(Box::new(Cauchy::new(&self.y, tau))),
+        }
+        self.looping = true;
+        self.tau = 0.0;
+        self.h = 0.5;
+        self.resume();
+    }
+
+    /// Evaluates the directions at the current point before the next step.
+    fn resume(&mut self) {
+        self.phase = Phase::Resume;
+        self.eval_y.copy_from_slice(&self.y);
+        self.eval_tau = self.tau_at(self.tau);
+    }
+
+    /// The path's end from the Cauchy estimate (when it is usable: converged, or two rounds
+    /// that agree to [`USABLE_ACCURACY`]).
+    fn finish_cauchy(&mut self) -> Option<PathEnd> {
+        let c = self.cauchy.as_ref()?;
+        if !(c.converged() || c.accuracy <= USABLE_ACCURACY) {
+            return None;
+        }
+        let y = c.endpoint()?;
+        let code = TrackCode::Cauchy {
+            winding: c.winding,
+            accuracy: c.accuracy,
+        };
+        self.y = y;
+        self.log = false;
+        self.tau = 0.0;
+        Some(self.finish(code))
+    }
+
+    /// After an accepted step on a loop: takes the vertex sample, closes loops and rounds.
+    fn loop_vertex(&mut self) -> Option<PathEnd> {
+        let u = self.tau;
+        if u != u.round() {
+            return None;
+        }
+        let k = crate::endgame::cauchy::SAMPLES_PER_LOOP as f64;
+        let c = self.cauchy.as_mut().expect("looping implies an endgame");
+        if u.rem_euclid(k) != 0.0 {
+            c.add_sample(&self.y);
+            return None;
+        }
+        let end = c.end_loop(&self.y);
+        let (rounds, y_start, tau0, s0) = (c.rounds, c.y_start.clone(), c.vertices[0].re, c.s0);
+        let done = c.converged() || rounds >= MAX_ROUNDS;
+        match end {
+            LoopEnd::Again => None,
+            LoopEnd::Closed if done => self.finish_cauchy().or_else(|| {
+                self.abandon_cauchy(y_start, tau0, s0);
+                None
+            }),
+            LoopEnd::Closed => {
+                // Back on the real path at the loop's start, on to the next radius.
+                self.y = y_start;
+                self.tau = tau0;
+                self.h = 0.2 * s0;
+                self.looping = false;
+                self.resume();
+                None
+            }
+            LoopEnd::TooManyLoops => {
+                if let Some(end) = self.finish_cauchy() {
+                    return Some(end);
+                }
+                self.abandon_cauchy(y_start, tau0, s0);
+                None
+            }
+        }
     }
 
     /// In the endgame zone, keeps `(τ, y)` each time `s = τ_end − τ` has shrunk by
     /// [`SAMPLE_RATIO`] since the last sample (at most [`MAX_SAMPLES`], the newest).
-    fn sample(&mut self, opts: &TrackerOptions) {
+    fn sample(&mut self, opts: &TrackerOptions) -> bool {
         if self.tau <= opts.endgame_tau {
-            return;
+            return false;
         }
         let s = opts.tau_end - self.tau;
         let due = match self.samples.last() {
@@ -203,6 +357,7 @@ impl PathState {
             }
             self.samples.push((self.tau, self.y.clone()));
         }
+        due
     }
 
     /// A path whose homogenizing coordinate has a clearly positive valuation, stable over the
@@ -223,36 +378,78 @@ impl PathState {
         (v2 > 2.0 * VALUATION_TOL && stable).then_some(v2)
     }
 
+    /// Gives the Cauchy endgame up (loops that do not close, estimates that do not agree,
+    /// a loop that cannot be tracked): the path goes on along the real axis from the last
+    /// loop's start, as if the endgame had never started.
+    fn abandon_cauchy(&mut self, y_start: Vec<C64>, tau0: f64, s0: f64) {
+        self.y = y_start;
+        self.tau = tau0;
+        self.h = 0.2 * s0;
+        self.looping = false;
+        self.cauchy = None;
+        self.cauchy_failed = true;
+        self.resume();
+    }
+
     /// Begins a step attempt from (y, τ) with k1 known: the stage-2 point.
     fn begin_step(&mut self, opts: &TrackerOptions) {
         let room = self.target(opts) - self.tau;
         self.h_try = self.h.min(room);
+        self.dtau = match &self.cauchy {
+            Some(c) if self.looping => c.dtau_at(self.tau),
+            _ => C64::new(1.0, 0.0),
+        };
         self.phase = Phase::Stage(2);
         let (y, k1) = (&self.y, &self.k[0]);
-        axpy(&mut self.eval_y, y, 0.5 * self.h_try, k1);
-        self.eval_tau = self.tau + 0.5 * self.h_try;
+        axpy(&mut self.eval_y, y, self.dtau * (0.5 * self.h_try), k1);
+        self.eval_tau = self.tau_at(self.tau + 0.5 * self.h_try);
     }
 
     /// Rejects the current attempt: halves the step, or stops the path when it underflows.
     fn reject(&mut self, opts: &TrackerOptions, why: &str) -> Option<PathEnd> {
         self.rejected += 1;
         self.h = 0.5 * self.h_try;
-        if self.h < opts.h_min * self.tau.abs().max(1.0) {
+        let scale = if self.looping {
+            1.0
+        } else {
+            self.tau.abs().max(1.0)
+        };
+        if self.h < opts.h_min * scale {
             let reason = format!("step size underflow ({why})");
-            return Some(self.stop(opts, reason));
+            return self.stop(opts, reason);
         }
         if self.accepted + self.rejected >= opts.max_steps {
-            return Some(self.stop(opts, "too many steps".into()));
+            return self.stop(opts, "too many steps".into());
         }
         self.begin_step(opts);
         None
     }
 
-    fn stop(&mut self, opts: &TrackerOptions, reason: String) -> PathEnd {
-        if self.tau > opts.endgame_tau {
+    fn stop(&mut self, opts: &TrackerOptions, reason: String) -> Option<PathEnd> {
+        if let Some(end) = self.finish_cauchy() {
+            return Some(end); // the last closed round's estimate
+        }
+        if let Some(c) = self.cauchy.as_ref() {
+            if self.looping && !self.cauchy_failed {
+                let (y, tau0, s0) = (c.y_start.clone(), c.vertices[0].re, c.s0);
+                self.abandon_cauchy(y, tau0, s0);
+                return None;
+            }
+        }
+        Some(if self.tau > opts.endgame_tau {
             self.finish(TrackCode::StoppedInEndgame(reason))
         } else {
             self.finish(TrackCode::Failed(reason))
+        })
+    }
+
+    /// Steps are capped at one segment on a loop; on the real path by `h_max` and
+    /// `h_max_rel·|τ|`.
+    fn step_cap(&self, opts: &TrackerOptions) -> f64 {
+        if self.looping {
+            1.0
+        } else {
+            opts.h_max.max(opts.h_max_rel * self.tau.abs())
         }
     }
 
@@ -291,6 +488,19 @@ impl PathState {
                 }
                 None
             }
+            Phase::Resume => {
+                if !ok {
+                    return self.stop(opts, "non-finite direction".into());
+                }
+                self.y.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
+                if !self.log {
+                    normalize(&mut self.y);
+                }
+                self.cond = cond;
+                self.k[0].copy_from_slice(euler);
+                self.begin_step(opts);
+                None
+            }
             Phase::Stage(s) => {
                 if !ok {
                     return self.reject(opts, "non-finite direction");
@@ -302,12 +512,12 @@ impl PathState {
                     2 | 3 => {
                         let c = if s == 2 { 0.5 * h } else { h };
                         let (y, kk) = (&self.y, &self.k[s - 1]);
-                        axpy(&mut self.eval_y, y, c, kk);
-                        self.eval_tau = self.tau + c;
+                        axpy(&mut self.eval_y, y, self.dtau * c, kk);
+                        self.eval_tau = self.tau_at(self.tau + c);
                         self.phase = Phase::Stage(s as u8 + 1);
                     }
                     _ => {
-                        let w = h / 6.0;
+                        let w = self.dtau * (h / 6.0);
                         for j in 0..self.y.len() {
                             self.yc[j] = self.y[j]
                                 + (self.k[0][j]
@@ -316,7 +526,7 @@ impl PathState {
                                     * w;
                         }
                         self.eval_y.copy_from_slice(&self.yc);
-                        self.eval_tau = self.tau + h;
+                        self.eval_tau = self.tau_at(self.tau + h);
                         self.phase = Phase::Correct(1);
                     }
                 }
@@ -364,7 +574,20 @@ impl PathState {
                     } else {
                         self.h_try
                     };
-                    self.h = (base * factor).min(opts.h_max.max(opts.h_max_rel * self.tau.abs()));
+                    self.h = (base * factor).min(self.step_cap(opts));
+                    if self.looping {
+                        if let Some(end) = self.loop_vertex() {
+                            return Some(end);
+                        }
+                        if self.phase == Phase::Resume {
+                            return None;
+                        }
+                        if self.accepted + self.rejected >= opts.max_steps {
+                            return self.stop(opts, "too many steps".into());
+                        }
+                        self.begin_step(opts);
+                        return None;
+                    }
                     if self.tau >= opts.tau_end {
                         return Some(self.finish(TrackCode::Reached));
                     }
@@ -379,18 +602,29 @@ impl PathState {
                             self.to_projective();
                             self.phase = Phase::Refine(0);
                             self.eval_y.copy_from_slice(&self.y);
-                            self.eval_tau = self.tau;
+                            self.eval_tau = C64::new(self.tau, 0.0);
                             return None;
                         }
                     }
-                    self.sample(opts);
+                    let sampled = self.sample(opts);
+                    if !self.log {
+                        if let Some(c) = &self.cauchy {
+                            if self.tau >= c.next_round_tau() {
+                                self.enter_loop();
+                                return None;
+                            }
+                        } else if sampled && !self.cauchy_failed && self.looks_singular(opts) {
+                            self.enter_loop();
+                            return None;
+                        }
+                    }
                     if let Some(v) = self.diverging() {
                         return Some(self.finish(TrackCode::StoppedInEndgame(format!(
                             "diverging (valuation {v:.3})"
                         ))));
                     }
                     if self.accepted + self.rejected >= opts.max_steps {
-                        return Some(self.stop(opts, "too many steps".into()));
+                        return self.stop(opts, "too many steps".into());
                     }
                     self.begin_step(opts);
                     None
