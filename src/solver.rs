@@ -141,12 +141,13 @@ pub fn solve(
     };
     obs.total(paths);
     backend.set_homotopy(start.homotopy())?;
-    let refiner = Refiner::new(system, opts.tracker.tau_end);
+    let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     let mut tally = Tally::default();
     let mut attempt = 0u8;
     let mut track =
         |only: Option<Arc<Vec<u64>>>, tracker: &TrackerOptions, attempt: u8, tally: &mut Tally| {
             let mut on_end = |end| {
+                refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
                 let mut e = refiner.process(end);
                 e.attempt = attempt;
                 tally.add(&e);

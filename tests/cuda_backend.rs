@@ -324,3 +324,60 @@ fn every_evaluation_route_solves_katsura7() {
         covered(&ce, &ge, 1e-8).unwrap();
     }
 }
+
+/// The Cauchy endgame's loops in complex τ run through the GPU backend too: the singular
+/// origin of `x³ − yz, y³ − xz, z³ − xy` (multiplicity 11) and the 16 nonsingular solutions,
+/// as on the CPU.
+#[test]
+fn cauchy_endgame_on_the_gpu_finds_the_multiplicity_11_origin() {
+    let Some(mut g) = gpu() else { return };
+    let sys = system::parse_str(
+        "variables: [x, y, z]\nequations:\n  - \"x^3 - y*z\"\n  - \"y^3 - x*z\"\n  - \"z^3 - x*y\"\n",
+        "cubic3",
+    )
+    .unwrap();
+    let (s, _) = solve_with(&sys, &mut g);
+    assert_eq!(s.backend, "cuda");
+    assert_eq!((s.nonsingular, s.singular, s.failed), (16, 1, 0));
+    let origin: Vec<_> = s
+        .solutions
+        .iter()
+        .filter(|x| x.status == Status::Singular)
+        .collect();
+    assert_eq!(origin[0].multiplicity(), 11);
+    assert!(origin[0].coordinates.iter().all(|z| z.norm() < 1e-10));
+    eprintln!(
+        "cuda: origin winding numbers {:?}",
+        origin[0].winding_numbers
+    );
+}
+
+/// The issue's GPU list (total-degree start): katsura-8, cyclic-7, noon-6, eco-10,
+/// chandra-10 give the same verified solutions on both backends. Long on a small CPU:
+/// run with `--ignored` on the device machine.
+#[test]
+#[ignore]
+fn issue_list_total_degree_solves_match_the_cpu_backend() {
+    let Some(mut g) = gpu() else { return };
+    let mut cpu = CpuBackend::new(0).unwrap();
+    for (name, nonsingular) in [
+        ("katsura8", 256u64),
+        ("cyclic7", 924),
+        ("noon6", 717),
+        ("eco10", 256),
+        ("chandra10", 512),
+    ] {
+        let sys = shipped(name);
+        let (cs, ce) = solve_with(&sys, &mut cpu);
+        let (gs, ge) = solve_with(&sys, &mut g);
+        eprintln!(
+            "{name}: cpu {} nonsingular / {} singular / {} at inf / {} failed in {:.2}s; cuda {} / {} / {} / {} in {:.2}s",
+            cs.nonsingular, cs.singular, cs.at_infinity, cs.failed, cs.seconds,
+            gs.nonsingular, gs.singular, gs.at_infinity, gs.failed, gs.seconds
+        );
+        assert_eq!(gs.nonsingular, nonsingular, "{name}: cuda");
+        assert_eq!(cs.nonsingular, nonsingular, "{name}: cpu");
+        covered(&ce, &ge, 1e-8).unwrap_or_else(|m| panic!("{name}: cpu→cuda: {m}"));
+        covered(&ge, &ce, 1e-8).unwrap_or_else(|m| panic!("{name}: cuda→cpu: {m}"));
+    }
+}

@@ -192,3 +192,60 @@ fn recovery_restores_the_count_after_forced_path_jumping() {
     assert_eq!(s.duplicate_paths, 0, "{brief}");
     assert_eq!(s.failed, 0, "{brief}");
 }
+
+/// A shipped system: `systems/NAME.yaml` beside the crate when that exists, else relative
+/// to the current directory (test binaries run from the repository root elsewhere).
+fn shipped(name: &str) -> System {
+    let rel = std::path::Path::new("systems").join(format!("{name}.yaml"));
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel);
+    let p = if manifest.exists() { manifest } else { rel };
+    pathtrack::system::load(&p).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// cyclic-10 in the torus (mixed volume 35,940): exactly 34,940 finite nonsingular
+/// solutions, the other 1,000 paths at infinity, none failed. Minutes on many cores: run
+/// with `--ignored` (docs/performance.md has the figures).
+#[test]
+#[ignore]
+fn cyclic10_has_34940_solutions_and_1000_paths_at_infinity() {
+    let sys = shipped("cyclic10");
+    let mut backend = CpuBackend::new(0).unwrap();
+    let opts = SolveOptions {
+        torus: true,
+        seed: 1,
+        ..Default::default()
+    };
+    let (s, _) = solve_collect(&sys, &opts, &mut backend).unwrap();
+    eprintln!(
+        "cyclic10: paths {} nonsingular {} singular {} at_infinity {} failed {} retracked {} recovered {} in {:.1} s",
+        s.paths, s.nonsingular, s.singular, s.at_infinity, s.failed, s.retracked, s.recovered, s.seconds
+    );
+    assert_eq!(s.paths, 35_940);
+    assert_eq!(s.nonsingular, 34_940);
+    assert_eq!(s.singular, 0);
+    assert_eq!(s.at_infinity, 1_000);
+    assert_eq!(s.failed, 0);
+}
+
+/// chandra-n, n = 12 … 16: all 2^(n−1) solutions (polyhedral start, C^n). Long: run with
+/// `--ignored` on many cores; prints the seconds and the recovered counts for the docs.
+#[test]
+#[ignore]
+fn chandra_12_to_16_have_all_solutions() {
+    let only: Option<Vec<usize>> = std::env::var("CHANDRA_N")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect());
+    for n in 12..=16usize {
+        if only.as_ref().is_some_and(|o| !o.contains(&n)) {
+            continue;
+        }
+        let sys = shipped(&format!("chandra{n}"));
+        let mut backend = CpuBackend::new(0).unwrap();
+        let (s, _) = solve_collect(&sys, &SolveOptions::default(), &mut backend).unwrap();
+        eprintln!(
+            "chandra{n}: paths {} nonsingular {} singular {} at_infinity {} failed {} retracked {} recovered {} in {:.1} s",
+            s.paths, s.nonsingular, s.singular, s.at_infinity, s.failed, s.retracked, s.recovered, s.seconds
+        );
+        assert_eq!(s.nonsingular, 1u64 << (n - 1), "chandra{n}");
+    }
+}

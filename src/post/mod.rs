@@ -83,6 +83,8 @@ pub struct Refiner<'a> {
     target: Homotopy,
     /// `√d_k·‖f_k‖_BW` per equation (see [`Refiner::condition`]).
     row_weight: Vec<f64>,
+    /// No re-tracking follows: ambiguous endpoints are settled rather than left failed.
+    pub last_attempt: bool,
 }
 
 impl<'a> Refiner<'a> {
@@ -99,6 +101,7 @@ impl<'a> Refiner<'a> {
             tau_end,
             target,
             row_weight,
+            last_attempt: true,
         }
     }
 
@@ -297,9 +300,19 @@ impl<'a> Refiner<'a> {
                             ep.coordinates = Some(x);
                             ep.residual = residual;
                         } else {
+                            // Not a finite solution: a diverging path whose estimate of
+                            // y_n is only as small as the estimate's accuracy.
+                            let rel = y[nh - 1].norm();
                             ep.reason = Some(format!(
-                                "Cauchy endgame estimate has residual {residual:.1e}"
+                                "Cauchy endgame estimate has residual {residual:.1e}, |y_n| = {rel:.1e}"
                             ));
+                            // Failed (so that recovery tracks it again) until the last
+                            // attempt, which settles it as diverging.
+                            let diverging =
+                                rel < 1e-3 || ep.valuation.is_some_and(|v| v > 2.0 * VALUATION_TOL);
+                            if diverging && self.last_attempt {
+                                ep.status = Status::AtInfinity;
+                            }
                         }
                     }
                 }
