@@ -52,6 +52,7 @@ fn option_sets(acc: Accumulation) -> Vec<GpuPermOptions> {
         base,
         GpuPermOptions {
             threads_log2: Some(40),
+            block_log2: Some(2),
             ..base
         },
         GpuPermOptions {
@@ -67,7 +68,7 @@ fn option_sets(acc: Accumulation) -> Vec<GpuPermOptions> {
         },
         GpuPermOptions {
             block_log2: Some(3),
-            min_blocks: 2,
+            min_blocks: Some(1),
             ..base
         },
     ]
@@ -351,5 +352,58 @@ fn missing_device_is_an_error() {
         Ok(Err(e)) => assert!(format!("{e}").contains("CUDA") || format!("{e}").contains("cuda")),
         Ok(Ok(())) => panic!("device 999 opened"),
         Err(_) => panic!("Device::open panicked"),
+    }
+}
+
+/// Accuracy on the bench matrices (entries are multiples of 2^−53, so perm(A) =
+/// perm(2^53·A)/2^(53n) exactly): prints the exact value, the CPU engine's and the GPU's
+/// (where a device opens) relative errors. Sizes from PERM_GPU_EXACT (default 24); slow
+/// (the exact sum runs modulo about n primes on the CPU).
+#[test]
+#[ignore]
+fn bench_matrix_accuracy() {
+    use pathtrack::linalg::permanent::cuda::bench_matrix_real;
+    let sizes: Vec<usize> = std::env::var("PERM_GPU_EXACT")
+        .unwrap_or_else(|_| "24".into())
+        .split(',')
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    let dev = gpu();
+    for n in sizes {
+        let a = bench_matrix_real(n);
+        let scaled = a.map(|x| {
+            let k = x * 2f64.powi(53);
+            assert_eq!(k.fract(), 0.0);
+            k as i64
+        });
+        let t0 = std::time::Instant::now();
+        let exact = permanent_exact(&scaled, 0).unwrap();
+        let exact = exact.to_f64().unwrap() * 2f64.powi(-53 * n as i32);
+        let secs = t0.elapsed().as_secs_f64();
+        let cpu = permanent_f64(
+            &a,
+            &PermOptions {
+                threads: 0,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        println!(
+            "n={n} exact {exact:.16e} ({secs:.1} s); CPU plain rel err {:.2e}",
+            (cpu - exact).abs() / exact
+        );
+        if let Some(dev) = &dev {
+            for acc in ACCS {
+                let o = GpuPermOptions {
+                    accumulation: acc,
+                    ..Default::default()
+                };
+                let g = permanent_f64_cuda(dev, &a, &o).unwrap();
+                println!(
+                    "n={n} GPU {acc:?} rel err {:.2e}",
+                    (g - exact).abs() / exact
+                );
+            }
+        }
     }
 }

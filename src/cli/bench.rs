@@ -50,11 +50,11 @@ pub enum BenchWhat {
         /// GPU: accumulations to time (plain, kahan, dd).
         #[arg(long, value_delimiter = ',', default_values_t = ["plain".to_string()])]
         acc: Vec<String>,
-        /// GPU: log2 of the codes per register block W (2 is the default for real matrices).
-        #[arg(long, value_delimiter = ',', default_values_t = [2u32])]
+        /// GPU: log2 of the codes per register block W.
+        #[arg(long, value_delimiter = ',', default_values_t = [1u32])]
         block_log2: Vec<u32>,
         /// GPU: minimum resident blocks per SM asked of the register allocator.
-        #[arg(long, value_delimiter = ',', default_values_t = [1u32])]
+        #[arg(long, value_delimiter = ',', default_values_t = [2u32])]
         min_blocks: Vec<u32>,
         /// GPU: also time the CPU engine (all cores) up to this order.
         #[arg(long, default_value_t = 30)]

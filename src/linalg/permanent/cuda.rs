@@ -48,15 +48,17 @@ const SMEM_LIMIT: usize = 40 * 1024;
 pub struct GpuPermOptions {
     /// Per-thread accumulation of the block sums.
     pub accumulation: Accumulation,
-    /// log2 of the codes per register block W; `None`: 2 (real) or 1 (complex).
+    /// log2 of the codes per register block W; `None`: 1 (W = 2; measured fastest on an
+    /// H100 for real n = 32..38, see docs/permanent.md).
     pub block_log2: Option<u32>,
     /// log2 of the number of GPU threads (chunks); `None`: automatic (a function of n).
     /// Capped so that every thread has at least one block.
     pub threads_log2: Option<u32>,
     /// Threads per CUDA block (a power of two, at most [`MAX_BLOCK`]).
     pub block_threads: u32,
-    /// Minimum resident CUDA blocks per SM asked of the register allocator (≥ 1).
-    pub min_blocks: u32,
+    /// Minimum resident CUDA blocks per SM asked of the register allocator (≥ 1);
+    /// `None`: 2 for real matrices (≤ 128 registers), 1 for complex ones.
+    pub min_blocks: Option<u32>,
     /// Expand rows/columns with a single nonzero before the sum (default true).
     pub expand_single: bool,
 }
@@ -68,7 +70,7 @@ impl Default for GpuPermOptions {
             block_log2: None,
             threads_log2: None,
             block_threads: MAX_BLOCK,
-            min_blocks: 1,
+            min_blocks: None,
             expand_single: true,
         }
     }
@@ -116,7 +118,7 @@ pub fn shape(n: usize, complex: bool, opts: &GpuPermOptions) -> Result<Shape> {
             s.min(bits)
         }
         None => {
-            let mut s = if complex { 1 } else { 2 };
+            let mut s = 1;
             while s > 0 && ((1usize << s) - 1) * per_code > TAB {
                 s -= 1;
             }
@@ -135,7 +137,7 @@ pub fn shape(n: usize, complex: bool, opts: &GpuPermOptions) -> Result<Shape> {
             opts.block_threads
         )));
     }
-    if opts.min_blocks == 0 {
+    if opts.min_blocks == Some(0) {
         return Err(Error::Usage("GPU permanent: min_blocks must be ≥ 1".into()));
     }
     let threads = 1u64 << t;
@@ -255,8 +257,12 @@ fn key_for(dev: &Device, sh: &Shape, complex: bool, opts: &GpuPermOptions) -> Ke
         s: sh.s,
         acc: acc_code(opts.accumulation),
         smem: col_bytes(sh.n, complex) <= SMEM_LIMIT,
-        min_blocks: opts.min_blocks,
+        min_blocks: min_blocks(opts, complex),
     }
+}
+
+fn min_blocks(opts: &GpuPermOptions, complex: bool) -> u32 {
+    opts.min_blocks.unwrap_or(if complex { 1 } else { 2 })
 }
 
 /// Compiles (and caches) the kernel that an order-n permanent with these options will use,
@@ -508,7 +514,7 @@ pub fn bench(
                     let opts = GpuPermOptions {
                         accumulation: acc,
                         block_log2: Some(s),
-                        min_blocks: mb,
+                        min_blocks: Some(mb),
                         ..Default::default()
                     };
                     warm_up(&dev, n, false, &opts)?;
