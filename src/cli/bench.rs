@@ -37,12 +37,30 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 2147483647)]
         prime: u64,
     },
-    /// Complex permanents of dense random matrices (see docs/permanent.md).
+    /// Permanents of dense random matrices (see docs/permanent.md): complex on the CPU;
+    /// real uniform [0, 1) on the GPU (`--backend cuda`, beside SUperman's H200 times).
     Perm {
         #[arg(long, value_delimiter = ',', default_values_t = [20usize, 22, 24])]
         n: Vec<usize>,
         #[arg(long, value_delimiter = ',', default_values_t = [1usize])]
         threads: Vec<usize>,
+        /// `cpu` or `cuda`.
+        #[arg(long, default_value = "cpu")]
+        backend: String,
+        /// GPU: accumulations to time (plain, kahan, dd).
+        #[arg(long, value_delimiter = ',', default_values_t = ["plain".to_string()])]
+        acc: Vec<String>,
+        /// GPU: log2 of the codes per register block W.
+        #[arg(long, value_delimiter = ',', default_values_t = [1u32])]
+        block_log2: Vec<u32>,
+        /// GPU: minimum resident blocks per SM asked of the register allocator.
+        #[arg(long, value_delimiter = ',', default_values_t = [2u32])]
+        min_blocks: Vec<u32>,
+        /// GPU: also time the CPU engine (all cores) up to this order.
+        #[arg(long, default_value_t = 30)]
+        cpu_max: usize,
+        #[arg(long, default_value_t = 0)]
+        device: usize,
     },
     /// The evaluator alone: extended Jacobians of p points per call.
     Eval {
@@ -107,7 +125,31 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             threads,
         } => bench_eval(systems, p, *threads),
         BenchWhat::Rref { n, prime } => super::rref::bench(*n, *prime).map(|_| 0),
-        BenchWhat::Perm { n, threads } => crate::linalg::permanent::bench(n, threads).map(|_| 0),
+        BenchWhat::Perm {
+            n,
+            threads,
+            backend,
+            acc,
+            block_log2,
+            min_blocks,
+            cpu_max,
+            device,
+        } => match backend.as_str() {
+            "cpu" => crate::linalg::permanent::bench(n, threads).map(|_| 0),
+            "cuda" => {
+                let accs = acc
+                    .iter()
+                    .map(|a| parse_accumulation(a))
+                    .collect::<Result<Vec<_>>>()?;
+                crate::linalg::permanent::cuda::bench(
+                    *device, n, &accs, block_log2, min_blocks, *cpu_max,
+                )
+                .map(|_| 0)
+            }
+            other => Err(Error::Usage(format!(
+                "bench perm --backend {other}: expected cpu or cuda"
+            ))),
+        },
         BenchWhat::Step {
             system,
             p,
@@ -117,6 +159,18 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             device,
             seed,
         } => bench_step(system, p, *steps, eval, !*no_graph, *device, *seed),
+    }
+}
+
+fn parse_accumulation(a: &str) -> Result<crate::linalg::permanent::Accumulation> {
+    use crate::linalg::permanent::Accumulation;
+    match a {
+        "plain" => Ok(Accumulation::Plain),
+        "kahan" => Ok(Accumulation::Kahan),
+        "dd" | "double-double" => Ok(Accumulation::DoubleDouble),
+        other => Err(Error::Usage(format!(
+            "bench perm --acc {other}: expected plain, kahan or dd"
+        ))),
     }
 }
 

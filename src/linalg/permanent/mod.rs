@@ -26,6 +26,7 @@
 //! copies are selected at run time. Rows are padded to a multiple of [`LANES`].
 
 pub mod accumulate;
+pub mod cuda;
 pub mod exact;
 mod glynn;
 mod ryser;
