@@ -105,10 +105,17 @@ fn random_matrix(rng: &mut ChaCha8Rng, f: &Zp32, m: usize, n: usize, r: usize) -
 fn check(g: &mut CudaRref, f: &Zp32, a: &Matrix<u32>, what: &str) -> Matrix<u32> {
     let mut cpu = a.clone();
     let e = echelonize(f, &mut cpu, &EchelonOptions::default());
-    for algo in [GpuAlgo::Columns, GpuAlgo::Blocked] {
-        let (r, ge, _) = g
-            .rref_zp32(f, a, algo)
-            .unwrap_or_else(|err| panic!("{what} {algo:?}: {err}"));
+    // The blocked algorithm with the full panel and with 7-column panels (many panels,
+    // pivots and free columns across panel borders).
+    for (algo, panel) in [
+        (GpuAlgo::Columns, PANEL),
+        (GpuAlgo::Blocked, PANEL),
+        (GpuAlgo::Blocked, 7),
+    ] {
+        g.panel = panel;
+        let res = g.rref_zp32(f, a, algo);
+        g.panel = PANEL;
+        let (r, ge, _) = res.unwrap_or_else(|err| panic!("{what} {algo:?}/{panel}: {err}"));
         assert_eq!((r.rows, r.cols), (a.rows, a.cols), "{what} {algo:?}");
         assert_eq!(ge.pivots, e.pivots, "{what} {algo:?}: pivots");
         assert_eq!(ge.rank, e.rank, "{what} {algo:?}: rank");

@@ -262,6 +262,12 @@ pub fn bench_cuda(
     let p = prime as u32;
     let f = Zp32::new(p).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
     let mut g = CudaRref::new(device)?;
+    if let Some(b) = std::env::var("RREF_PANEL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        g.panel = b;
+    }
     println!(
         "# pathtrack bench rref --backend cuda, p = {p}, on {}",
         g.device_description()

@@ -182,6 +182,8 @@ pub struct CudaRref {
     pub auto_blocked_from: usize,
     /// Seconds of the last NVRTC compilation (0 when cached).
     pub compile_seconds: f64,
+    /// Panel width of the blocked algorithm, 1..=[`PANEL`] (default [`PANEL`]).
+    pub panel: usize,
 }
 
 fn grid(x: usize, y: usize) -> LaunchConfig {
@@ -256,6 +258,7 @@ impl CudaRref {
             kernels: None,
             auto_blocked_from: 1024,
             compile_seconds: 0.0,
+            panel: PANEL,
         })
     }
 
@@ -489,8 +492,9 @@ impl CudaRref {
         let mut prows = Vec::new();
         let mut pvals = Vec::new();
         let mut c0 = 0;
+        let panel = self.panel.clamp(1, PANEL);
         while c0 < n && pivots.len() < m {
-            let bw = PANEL.min(n - c0);
+            let bw = panel.min(n - c0);
             let w = n - c0;
             let (c032, bw32, w32) = (c0 as u32, bw as u32, w as u32);
             self.dev.htod(&b.ctl, &[NONE, 0, 0, 0])?;
