@@ -64,12 +64,13 @@ extern "C" __global__ void panel_search(const u32* __restrict__ Q, const u8* __r
     search_row(r, hit, ctl);
 }
 
-// New pivot row k (unscaled), full width w from column c0:
-// Pm[k] = A[piv, c0:] − Σ_{i<k} A[piv, c0 + pcols[i]] · Pm[i]; pvals[k] = its entry at j;
-// xs[i] = Pm[i][j] (the entries the scale kernel clears).
+// New pivot row k (unscaled) into nrow, full width w from column c0:
+// nrow = A[piv, c0:] − Σ_{i<k} A[piv, c0 + pcols[i]] · Pm[i]; pvals[k] = nrow[j],
+// ctl[2] = its inverse; xs[i] = Pm[i][j] (the entries the scale kernel clears).
 extern "C" __global__ void panel_pivot_row(const u32* __restrict__ A, u32 ncols, u32 c0, u32 w,
-                                           u32 j, const u32* __restrict__ ctl,
-                                           const u32* __restrict__ pcols, u32* __restrict__ Pm,
+                                           u32 j, u32* __restrict__ ctl,
+                                           const u32* __restrict__ pcols,
+                                           const u32* __restrict__ Pm, u32* __restrict__ nrow,
                                            u32* __restrict__ xs, u32* __restrict__ pvals) {
     __shared__ u32 mult[BMAX];
     u32 piv = ctl[0];
@@ -80,75 +81,74 @@ extern "C" __global__ void panel_pivot_row(const u32* __restrict__ A, u32 ncols,
     __syncthreads();
     u32 col = blockIdx.x * blockDim.x + threadIdx.x;
     if (col < w) {
-        // Delayed reduction: products < P^2 < 2^62; add two, then reduce.
-        u64 neg = 0;
+        // Σ of k < 2^32 products < 2^62 in a two-word accumulator (branch-free carry).
+        u64 lo = 0, hi = 0;
+#pragma unroll 8
         for (u32 i = 0; i < k; ++i) {
-            u32 mi = mult[i];
-            if (mi) {
-                neg += (u64)mi * Pm[(u64)i * w + col];
-                if (neg >= (1ull << 62)) neg %= P;
-            }
+            u64 t = (u64)mult[i] * Pm[(u64)i * w + col];
+            lo += t;
+            hi += lo < t;
         }
-        u32 v = submod(row[col], (u32)(neg % P));
-        Pm[(u64)k * w + col] = v;
-        if (col == j) pvals[k] = v;
+        // hi·2^64 + lo mod P, with 2^64 mod P = ((2^32 mod P)^2) mod P.
+        u32 r32 = (u32)(4294967296ull % P);
+        u32 sum = (u32)(((u64)(u32)(hi % P) * mulmod(r32, r32) + lo % P) % P);
+        u32 v = submod(row[col], sum);
+        nrow[col] = v;
+        if (col == j) {
+            pvals[k] = v;
+            ctl[2] = invmod(v);
+        }
     }
     if (blockIdx.x == 0)
         for (u32 i = threadIdx.x; i < k; i += blockDim.x) xs[i] = Pm[(u64)i * w + j];
 }
 
-// Scales pivot row k to a unit pivot and clears its column j from the earlier panel rows.
+// Pm[k] = nrow · ctl[2] (unit pivot at j); earlier panel rows y < k: Pm[y] −= xs[y] · Pm[k]
+// (clears their column j). Grid: x over columns, y over panel rows 0..=k (y > k exit).
 extern "C" __global__ void panel_pivot_scale(u32 w, const u32* __restrict__ ctl,
-                                             u32* __restrict__ Pm, const u32* __restrict__ xs,
-                                             const u32* __restrict__ pvals) {
-    __shared__ u32 sx[BMAX];
-    __shared__ u32 inv;
+                                             u32* __restrict__ Pm,
+                                             const u32* __restrict__ nrow,
+                                             const u32* __restrict__ xs) {
     u32 piv = ctl[0];
     if (piv == NONE) return;
-    u32 k = ctl[1];
-    for (u32 i = threadIdx.x; i < k; i += blockDim.x) sx[i] = xs[i];
-    if (threadIdx.x == 0) inv = invmod(pvals[k]);
-    __syncthreads();
+    u32 k = ctl[1], y = blockIdx.y;
     u32 col = blockIdx.x * blockDim.x + threadIdx.x;
-    if (col >= w) return;
-    u32 x = mulmod(Pm[(u64)k * w + col], inv);
-    Pm[(u64)k * w + col] = x;
-    if (x == 0u) return;
-    for (u32 i = 0; i < k; ++i)
-        if (sx[i]) Pm[(u64)i * w + col] = submod(Pm[(u64)i * w + col], mulmod(sx[i], x));
-}
-
-// Eliminates panel column j from the candidate rows' panel columns j+1 .. bw of Q and
-// marks the pivot row (state 2).
-extern "C" __global__ void panel_eliminate(u32* __restrict__ Q, u8* __restrict__ state, u32 m,
-                                           u32 bw, u32 w, u32 j, const u32* __restrict__ ctl,
-                                           const u32* __restrict__ Pm) {
-    __shared__ u32 prow[BMAX];
-    u32 piv = ctl[0];
-    if (piv == NONE) return;
-    u32 k = ctl[1];
-    for (u32 jj = threadIdx.x; jj < bw; jj += blockDim.x) prow[jj] = Pm[(u64)k * w + jj];
-    __syncthreads();
-    u32 r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= m) return;
-    if (r == piv) {
-        state[r] = 2;
+    if (y > k || col >= w) return;
+    u32 x = mulmod(nrow[col], ctl[2]);
+    if (y == k) {
+        Pm[(u64)k * w + col] = x;
         return;
     }
-    if (state[r] != 0) return;
-    u32 v = Q[(u64)j * m + r];
-    if (v == 0u) return;
-    for (u32 jj = j + 1; jj < bw; ++jj) {
-        u32 pj = prow[jj];
-        if (pj) Q[(u64)jj * m + r] = submod(Q[(u64)jj * m + r], mulmod(v, pj));
-    }
+    u32 xy = xs[y];
+    if (xy && x) Pm[(u64)y * w + col] = submod(Pm[(u64)y * w + col], mulmod(xy, x));
 }
 
-// Records the pivot of panel column j (one thread) and resets ctl[0].
-extern "C" __global__ void panel_step_end(u32 j, u32* ctl, u32* pcols, u32* prows) {
+// Eliminates panel column j from the candidate rows' panel columns of Q:
+// Q[jj][r] −= Q[j][r] · Pm[k][jj] for jj = j + 1 + blockIdx.y < bw. Grid: x over rows.
+extern "C" __global__ void panel_eliminate(u32* __restrict__ Q, const u8* __restrict__ state,
+                                           u32 m, u32 bw, u32 w, u32 j,
+                                           const u32* __restrict__ ctl,
+                                           const u32* __restrict__ Pm) {
     u32 piv = ctl[0];
     if (piv == NONE) return;
     u32 k = ctl[1];
+    u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+    u32 jj = j + 1u + blockIdx.y;
+    if (r >= m || jj >= bw || r == piv || state[r] != 0) return;
+    u32 pj = Pm[(u64)k * w + jj];
+    if (pj == 0u) return;
+    u32 v = Q[(u64)j * m + r];
+    if (v == 0u) return;
+    Q[(u64)jj * m + r] = submod(Q[(u64)jj * m + r], mulmod(v, pj));
+}
+
+// Records the pivot of panel column j (one thread; state 2) and resets ctl[0].
+extern "C" __global__ void panel_step_end(u32 j, u32* ctl, u8* state, u32* pcols,
+                                          u32* prows) {
+    u32 piv = ctl[0];
+    if (piv == NONE) return;
+    u32 k = ctl[1];
+    state[piv] = 2;
     pcols[k] = j;
     prows[k] = piv;
     ctl[1] = k + 1u;

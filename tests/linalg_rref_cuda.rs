@@ -105,16 +105,18 @@ fn random_matrix(rng: &mut ChaCha8Rng, f: &Zp32, m: usize, n: usize, r: usize) -
 fn check(g: &mut CudaRref, f: &Zp32, a: &Matrix<u32>, what: &str) -> Matrix<u32> {
     let mut cpu = a.clone();
     let e = echelonize(f, &mut cpu, &EchelonOptions::default());
-    // The blocked algorithm with the full panel and with 7-column panels (many panels,
-    // pivots and free columns across panel borders).
+    // The blocked algorithm with the largest panel, the default 64 and 7-column panels
+    // (many panels, pivots and free columns across panel borders).
+    let saved = g.panel;
     for (algo, panel) in [
-        (GpuAlgo::Columns, PANEL),
+        (GpuAlgo::Columns, saved),
         (GpuAlgo::Blocked, PANEL),
+        (GpuAlgo::Blocked, 64),
         (GpuAlgo::Blocked, 7),
     ] {
         g.panel = panel;
         let res = g.rref_zp32(f, a, algo);
-        g.panel = PANEL;
+        g.panel = saved;
         let (r, ge, _) = res.unwrap_or_else(|err| panic!("{what} {algo:?}/{panel}: {err}"));
         assert_eq!((r.rows, r.cols), (a.rows, a.cols), "{what} {algo:?}");
         assert_eq!(ge.pivots, e.pivots, "{what} {algo:?}: pivots");
