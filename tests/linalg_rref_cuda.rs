@@ -5,6 +5,8 @@
 //! Every GPU test prints `skipped: no CUDA device: …` and returns where no device opens.
 //! The CLI test uses `PATHTRACK_BIN` when set (the device machine), else the built binary.
 
+#![allow(clippy::needless_range_loop)] // index loops mirror the textbook formulas
+
 use pathtrack::linalg::rref::cuda::{CudaRref, GpuAlgo, PANEL};
 use pathtrack::linalg::rref::{echelonize, EchelonOptions, Matrix, Zp32};
 use rand::{Rng, SeedableRng};

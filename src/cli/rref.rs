@@ -269,7 +269,12 @@ pub fn bench_cuda(
         g.panel = b;
     }
     println!(
-        "# pathtrack bench rref --backend cuda, p = {p}, on {}",
+        "# pathtrack bench rref --backend cuda, p = {p}, blocked panel {}, on {}",
+        if g.panel == 0 {
+            "auto (64 below n = 15000, else 128)".to_string()
+        } else {
+            g.auto_panel(0).to_string()
+        },
         g.device_description()
     );
     // Warm-up: compilation, module load, cuBLAS initialization.

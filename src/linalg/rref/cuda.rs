@@ -10,7 +10,7 @@
 //!   multipliers and pivot inverse, pivot-row scaling, rank-1 elimination of every other
 //!   row with a non-zero multiplier). The pivot index lives in device memory; kernels of
 //!   a free column exit at once, so the host never waits inside the loop.
-//! * [`GpuAlgo::Blocked`]: panels of [`PANEL`] columns. The panel is factored with the
+//! * [`GpuAlgo::Blocked`]: panels of 64 or 128 columns. The panel is factored with the
 //!   per-column sequence on a column-major copy of its columns (candidate rows only) and
 //!   full-width pivot rows kept mutually reduced; the trailing update `R ← R − M·P` of
 //!   every other row is one FP64 DGEMM that is exact: with `M` balanced
@@ -45,7 +45,7 @@ pub enum GpuAlgo {
     Auto,
     /// One kernel sequence per column (Linac's scheme).
     Columns,
-    /// Panels of [`PANEL`] columns with an exact FP64 DGEMM trailing update.
+    /// Panels of up to [`PANEL`] columns with an exact FP64 DGEMM trailing update.
     Blocked,
 }
 
@@ -179,12 +179,13 @@ pub struct CudaRref {
     blas: Dgemm,
     kernels: Option<Kernels>,
     /// `GpuAlgo::Auto` uses `Blocked` for matrices with at least this many columns
-    /// (default 3000: the crossover measured on an H100).
+    /// (default 3000; on an H100 both take the same time at n = 2000 and `Blocked` is
+    /// 3× faster at 5000).
     pub auto_blocked_from: usize,
     /// Seconds of the last NVRTC compilation (0 when cached).
     pub compile_seconds: f64,
-    /// Panel width of the blocked algorithm, 1..=[`PANEL`] (default 64, the faster of
-    /// 64 and 128 measured on an H100).
+    /// Panel width of the blocked algorithm, 1..=[`PANEL`]; 0 (the default) picks
+    /// [`CudaRref::auto_panel`].
     pub panel: usize,
 }
 
@@ -260,8 +261,19 @@ impl CudaRref {
             kernels: None,
             auto_blocked_from: 3000,
             compile_seconds: 0.0,
-            panel: 64,
+            panel: 0,
         })
+    }
+
+    /// The panel width used for `n` columns: [`Self::panel`] when set, else 64 below
+    /// 15000 columns and 128 from there (on an H100, 64 was fastest at n = 5000 and
+    /// 10000, 128 at n = 20000).
+    pub fn auto_panel(&self, n: usize) -> usize {
+        match self.panel {
+            0 if n >= 15000 => PANEL,
+            0 => 64,
+            b => b.clamp(1, PANEL),
+        }
     }
 
     /// Device name and compute capability.
@@ -496,7 +508,7 @@ impl CudaRref {
         let mut prows = Vec::new();
         let mut pvals = Vec::new();
         let mut c0 = 0;
-        let panel = self.panel.clamp(1, PANEL);
+        let panel = self.auto_panel(n);
         while c0 < n && pivots.len() < m {
             let bw = panel.min(n - c0);
             let w = n - c0;
