@@ -850,7 +850,7 @@ fn cli_rref_on_small_file() {
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             vec![file.into(), "--backend".into(), "cuda".into()],
-            "CUDA backend for rref not available yet",
+            "--backend cuda needs --prime",
         ),
         (
             vec![real.to_str().unwrap().into(), "--prime".into(), "7".into()],

@@ -32,10 +32,21 @@ pub enum BenchWhat {
     },
     /// Row reduction over Z/p (see docs/rref.md).
     Rref {
-        #[arg(long, default_value_t = 1000)]
-        n: usize,
+        /// Matrix sizes (comma separated).
+        #[arg(long, value_delimiter = ',', default_values_t = [1000usize])]
+        n: Vec<usize>,
         #[arg(long, default_value_t = 2147483647)]
         prime: u64,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: super::rref::RrefBackend,
+        /// GPU algorithms to time (comma separated).
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [crate::linalg::rref::cuda::GpuAlgo::Auto])]
+        algo: Vec<crate::linalg::rref::cuda::GpuAlgo>,
+        /// Timed repetitions per size on the GPU (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+        #[arg(long, default_value_t = 0)]
+        device: usize,
     },
     /// Permanents of dense random matrices (see docs/permanent.md): complex on the CPU;
     /// real uniform [0, 1) on the GPU (`--backend cuda`, beside SUperman's H200 times).
@@ -124,7 +135,14 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             p,
             threads,
         } => bench_eval(systems, p, *threads),
-        BenchWhat::Rref { n, prime } => super::rref::bench(*n, *prime).map(|_| 0),
+        BenchWhat::Rref {
+            n,
+            prime,
+            backend,
+            algo,
+            reps,
+            device,
+        } => super::rref::bench(n, *prime, *backend, algo, *reps, *device).map(|_| 0),
         BenchWhat::Perm {
             n,
             threads,

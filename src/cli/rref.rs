@@ -6,6 +6,7 @@
 //! and complex files as complex f64.
 
 use crate::error::{Error, Result};
+use crate::linalg::rref::cuda::{CudaRref, GpuAlgo};
 use crate::linalg::rref::{
     echelonize, mtx, Echelon, EchelonOptions, Field, Matrix, Tolerance, Zp32, Zp64, C64, F64,
 };
@@ -29,6 +30,12 @@ pub struct RrefArgs {
     /// Backend.
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: RrefBackend,
+    /// GPU algorithm (`--backend cuda`).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub algo: GpuAlgo,
+    /// GPU ordinal (`--backend cuda`).
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
     /// Zero tolerance for floats (default: max(m,n)·eps·‖A‖_∞).
     #[arg(long)]
     pub tol: Option<f64>,
@@ -86,9 +93,7 @@ fn finish<E: Copy>(
 
 pub fn run(a: &RrefArgs) -> Result<i32> {
     if a.backend == RrefBackend::Cuda {
-        return Err(Error::Usage(
-            "CUDA backend for rref not available yet (use --backend cpu)".into(),
-        ));
+        return run_cuda(a);
     }
     let data = mtx::read(&a.file)?;
     let mut opt = EchelonOptions::default();
@@ -151,6 +156,43 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
     }
 }
 
+/// `--backend cuda`: Z/p with p < 2^31 only; `seconds` is the GPU call's wall time
+/// (upload, elimination, download; without NVRTC compilation and file I/O).
+fn run_cuda(a: &RrefArgs) -> Result<i32> {
+    let p = match a.prime {
+        Some(p) if p < 1 << 31 => p as u32,
+        Some(p) => {
+            return Err(Error::Usage(format!(
+                "--backend cuda: --prime {p} is not below 2^31 (only u32 words on the GPU; use --backend cpu)"
+            )))
+        }
+        None => {
+            return Err(Error::Usage(
+                "--backend cuda needs --prime P (P < 2^31): floats run on the CPU only".into(),
+            ))
+        }
+    };
+    if a.tol.is_some() {
+        return Err(Error::Usage(
+            "--tol applies to floats only, not with --prime".into(),
+        ));
+    }
+    let f = Zp32::new(p).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
+    let data = mtx::read(&a.file)?;
+    let m = data.to_zp32(&f)?;
+    let mut g = CudaRref::new(a.device)?;
+    let (r, e, t) = g.rref_zp32(&f, &m, a.algo)?;
+    finish(
+        a,
+        &r,
+        &e.pivots,
+        t.total,
+        "integer",
+        &format!("RREF over Z/{p} (GPU: {})", g.device_description()),
+        |x| x.to_string(),
+    )
+}
+
 /// Echelonizes `m` in place and measures the seconds it took.
 fn timed<F: Field>(
     f: &F,
@@ -162,8 +204,143 @@ fn timed<F: Field>(
     (e, t.elapsed().as_secs_f64())
 }
 
-/// `pathtrack bench rref --n N --prime P`: prints the timing table of
-/// [`crate::linalg::rref::bench::run`].
-pub fn bench(n: usize, prime: u64) -> Result<()> {
-    crate::linalg::rref::bench::run(n, prime).map_err(|e| Error::Usage(format!("--prime: {e}")))
+/// `pathtrack bench rref --n N[,N..] --prime P [--backend cpu|cuda] [--algo A,..]`: the CPU
+/// table of [`crate::linalg::rref::bench::run`] per size, or the GPU table ([`bench_cuda`]).
+pub fn bench(
+    ns: &[usize],
+    prime: u64,
+    backend: RrefBackend,
+    algos: &[GpuAlgo],
+    reps: usize,
+    device: usize,
+) -> Result<()> {
+    match backend {
+        RrefBackend::Cpu => {
+            for &n in ns {
+                crate::linalg::rref::bench::run(n, prime)
+                    .map_err(|e| Error::Usage(format!("--prime: {e}")))?;
+            }
+            Ok(())
+        }
+        RrefBackend::Cuda => bench_cuda(ns, prime, algos, reps, device),
+    }
+}
+
+/// Linac's published A100 times (seconds) for RREF of a random n × n matrix mod a 31-bit
+/// prime.
+pub const LINAC_A100: [(usize, f64); 5] = [
+    (1000, 0.52),
+    (2000, 0.56),
+    (5000, 1.02),
+    (10000, 3.60),
+    (20000, 23.4),
+];
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// GPU table: median over `reps` runs of the elimination time (device events, the final
+/// row gather included) and of the whole call (with the host↔device copies) for a random
+/// n × n matrix with entries uniform in [0, p) (seed n), beside Linac's A100 time; the
+/// result is checked to be the identity (such matrices have full rank with probability
+/// ≥ 1 − n/p) or, failing that, its rank is printed.
+pub fn bench_cuda(
+    ns: &[usize],
+    prime: u64,
+    algos: &[GpuAlgo],
+    reps: usize,
+    device: usize,
+) -> Result<()> {
+    use rand::{Rng, SeedableRng};
+    if prime >= 1 << 31 {
+        return Err(Error::Usage(format!(
+            "--backend cuda: --prime {prime} is not below 2^31"
+        )));
+    }
+    let p = prime as u32;
+    let f = Zp32::new(p).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
+    let mut g = CudaRref::new(device)?;
+    if let Some(b) = std::env::var("RREF_PANEL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        g.panel = b;
+    }
+    println!(
+        "# pathtrack bench rref --backend cuda, p = {p}, blocked panel {}, on {}",
+        if g.panel == 0 {
+            "auto (64 below n = 15000, else 128)".to_string()
+        } else {
+            g.auto_panel(0).to_string()
+        },
+        g.device_description()
+    );
+    // Warm-up: compilation, module load, cuBLAS initialization.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let w = Matrix::from_fn(300, 300, |_, _| rng.random_range(0..p));
+    for algo in [GpuAlgo::Columns, GpuAlgo::Blocked] {
+        g.rref_zp32(&f, &w, algo)?;
+    }
+    println!(
+        "{:>6} {:>8} {:>11} {:>11} {:>9} {:>9} {:>10} {:>10} {:>9} {:>9}",
+        "n",
+        "algo",
+        "compute_s",
+        "total_s",
+        "upload_s",
+        "down_s",
+        "result",
+        "linac_s",
+        "x_comp",
+        "x_total"
+    );
+    for &n in ns {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n as u64);
+        let a = Matrix::from_fn(n, n, |_, _| rng.random_range(0..p));
+        let linac = LINAC_A100.iter().find(|(s, _)| *s == n).map(|x| x.1);
+        for &algo in algos {
+            let (mut comp, mut tot, mut up, mut down) = (vec![], vec![], vec![], vec![]);
+            let mut result = String::new();
+            let mut name = "";
+            for rep in 0..reps.max(1) {
+                let (r, e, t) = g.rref_zp32(&f, &a, algo)?;
+                name = if t.blocked { "blocked" } else { "columns" };
+                comp.push(t.compute);
+                tot.push(t.total);
+                up.push(t.upload);
+                down.push(t.download);
+                if rep == 0 {
+                    let ident = e.rank == n
+                        && r.data.chunks(n).enumerate().all(|(i, row)| {
+                            row.iter().enumerate().all(|(j, &x)| x == (i == j) as u32)
+                        });
+                    result = if ident {
+                        "RREF=I".into()
+                    } else if e.rank == n {
+                        "WRONG".into()
+                    } else {
+                        format!("rank {}", e.rank)
+                    };
+                }
+            }
+            let (c, t) = (median(&mut comp), median(&mut tot));
+            let fmt_opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
+            println!(
+                "{:>6} {:>8} {:>11.4} {:>11.4} {:>9.4} {:>9.4} {:>10} {:>10} {:>9} {:>9}",
+                n,
+                name,
+                c,
+                t,
+                median(&mut up),
+                median(&mut down),
+                result,
+                fmt_opt(linac),
+                fmt_opt(linac.map(|l| l / c)),
+                fmt_opt(linac.map(|l| l / t)),
+            );
+        }
+    }
+    Ok(())
 }

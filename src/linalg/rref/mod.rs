@@ -4,6 +4,7 @@
 //! for the `pathtrack rref` command. See docs/rref.md.
 
 pub mod bench;
+pub mod cuda;
 pub mod dense;
 pub mod echelon;
 pub mod field;
