@@ -105,8 +105,8 @@ pub struct PathState {
     /// The point the next round evaluates.
     pub eval_y: Vec<C64>,
     pub eval_tau: C64,
-    /// `(s, ‖dy/dτ‖, κ)` at the last endgame samples (newest last, at most 3).
-    slopes: Vec<(f64, f64, f64)>,
+    /// `(s, ‖dy/dτ‖)` at the last endgame samples (newest last, at most 3).
+    slopes: Vec<(f64, f64)>,
     /// The Cauchy endgame, once started.
     cauchy: Option<Box<Cauchy>>,
     /// True while going around a Cauchy loop: `tau` is then the loop parameter `u`
@@ -242,7 +242,7 @@ impl PathState {
         }
     }
 
-    /// Records `(s, ‖dy/dτ‖, κ)` at an endgame sample; true when the path looks singular
+    /// Records `(s, ‖dy/dτ‖)` at an endgame sample; true when the path looks singular
     /// (see [`SINGULAR_SLOPE`], [`SLOPE_AGREEMENT`]).
     fn looks_singular(&mut self, opts: &TrackerOptions) -> bool {
         let s = opts.tau_end - self.tau;
@@ -250,11 +250,11 @@ impl PathState {
         if self.slopes.len() == 3 {
             self.slopes.remove(0);
         }
-        self.slopes.push((s, e, self.cond));
+        self.slopes.push((s, e));
         if self.slopes.len() < 3 || s * self.max_lift > 1.0 {
             return false;
         }
-        let slope = |a: &(f64, f64, f64), b: &(f64, f64, f64)| {
+        let slope = |a: &(f64, f64), b: &(f64, f64)| {
             (b.1.max(1e-300) / a.1.max(1e-300)).ln() / (b.0 / a.0).ln()
         };
         let w = &self.slopes;
