@@ -120,19 +120,20 @@ pub fn bench_cells(
     threads: usize,
 ) -> crate::Result<Vec<(String, CellStats)>> {
     println!(
-        "{:<14} {:>14} {:>10} {:>12} {:>10} {:>8}",
-        "system", "mixed_volume", "cells", "lps", "seconds", "threads"
+        "{:<14} {:>14} {:>10} {:>12} {:>10} {:>10} {:>8}",
+        "system", "mixed_volume", "cells", "lps", "undecided", "seconds", "threads"
     );
     let mut rows = Vec::new();
     for sys in systems {
         let s = Supports::from_system(sys)?;
         let st = mixed_volume_of(&s, seed, threads)?;
         println!(
-            "{:<14} {:>14} {:>10} {:>12} {:>10.3} {:>8}",
+            "{:<14} {:>14} {:>10} {:>12} {:>10} {:>10.3} {:>8}",
             sys.name,
             st.mixed_volume,
             st.cells,
             st.lp_calls + st.relation_lps,
+            st.undecided,
             st.seconds,
             st.threads
         );
