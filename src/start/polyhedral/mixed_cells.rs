@@ -297,8 +297,8 @@ impl<'a> Ctx<'a> {
 
     /// Appends group `g` to a copy of `tab`.
     fn with_group(&self, tab: &Tableau, g: usize) -> (Tableau, usize) {
-        let mut t = tab.clone();
-        let first = t.append_group(g, self.data());
+        let mut t = Tableau::new(0, 0);
+        let first = t.assign_appended(tab, g, self.data());
         (t, first)
     }
 
@@ -324,12 +324,14 @@ impl<'a> Ctx<'a> {
     /// certified infeasibility removes a point.
     fn lookahead_tab(&self, depth: usize, tab: &Tableau, mask: &mut [u64]) -> bool {
         let mut d = depth;
+        let mut tmp = Tableau::new(0, 0);
+        let mut t2 = Tableau::new(0, 0);
         while d < self.slots.len() {
             let (h, _) = self.slots[d];
             let k = self.s.equations[h].len();
             let lo = self.offset[h];
             let len = self.s.groups[h].len();
-            let (tmp, first) = self.with_group(tab, h);
+            let first = tmp.assign_appended(tab, h, self.data());
             let mut known: Vec<bool> = (0..len).map(|q| tmp.is_tight(first + q)).collect();
             let mut have = 0;
             for q in 0..len {
@@ -342,7 +344,7 @@ impl<'a> Ctx<'a> {
                     true
                 } else {
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                    let mut t2 = tmp.clone();
+                    t2.clone_from(&tmp);
                     match t2.tighten(first + q, self.data()) {
                         Tight::Yes => {
                             for (r, kn) in known.iter_mut().enumerate() {
@@ -392,6 +394,7 @@ impl<'a> Ctx<'a> {
         // witnesses of this node's LPs: each satisfies every row of `node`
         let mut found: Vec<Witness> = Vec::new();
         let parent_w: Option<Witness> = node.witness.clone();
+        let mut scratch = Tableau::new(0, 0);
         for cand in self.candidates(node, depth) {
             let id = self.gid(g, cand);
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
@@ -418,9 +421,10 @@ impl<'a> Ctx<'a> {
                 } else {
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
                 }
-                let mut t = b.clone();
-                match t.tighten(row, self.data()) {
+                scratch.clone_from(b);
+                match scratch.tighten(row, self.data()) {
                     Tight::Yes => {
+                        let t = std::mem::replace(&mut scratch, Tableau::new(0, 0));
                         tab_child = Some(Box::new(t));
                         decided = true;
                     }

@@ -39,7 +39,6 @@ const TOL_A: f64 = 1e-9;
 /// Certificates need `D` and `D·entry` exactly representable.
 const MAX_D: f64 = (1u64 << 50) as f64;
 
-#[derive(Clone)]
 pub(super) struct Tableau {
     n: usize,
     /// Number of free unknowns (`n` α's and one β per group); slack of row `i` has id
@@ -59,6 +58,35 @@ pub(super) struct Tableau {
     flip: Vec<bool>,
     /// `(group, point)` of every row.
     origin: Vec<(u32, u32)>,
+    /// Row of every variable in the basis (`NONE` when nonbasic).
+    row_of: Vec<u32>,
+    /// Scratch row of the pivot.
+    prow: Vec<f64>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Clone for Tableau {
+    fn clone(&self) -> Self {
+        let mut t = Tableau::new(0, 0);
+        t.clone_from(self);
+        t
+    }
+    /// Reuses the allocations of `self` (the search copies a tableau per candidate).
+    fn clone_from(&mut self, o: &Self) {
+        self.n = o.n;
+        self.free = o.free;
+        self.w = o.w;
+        self.t.clone_from(&o.t);
+        self.d = o.d;
+        self.basic.clone_from(&o.basic);
+        self.nonbasic.clone_from(&o.nonbasic);
+        self.dead.clone_from(&o.dead);
+        self.flip.clone_from(&o.flip);
+        self.origin.clone_from(&o.origin);
+        self.row_of.clone_from(&o.row_of);
+        self.prow.clone_from(&o.prow);
+    }
 }
 
 /// The original integer data of the rows: points and lifting values per group.
@@ -86,6 +114,8 @@ impl Tableau {
             dead: vec![false; w],
             flip: vec![false; free],
             origin: Vec::new(),
+            row_of: vec![NONE; free],
+            prow: vec![0.0; w],
         }
     }
 
@@ -104,38 +134,34 @@ impl Tableau {
         debug_assert!(!self.basic.contains(&bvar));
         let old = self.t.len();
         self.t.resize(old + pts.len() * w, 0.0);
-        for (k, (p, &om)) in pts.iter().zip(omega.iter()).enumerate() {
-            let coef = |v: usize| -> f64 {
+        // rows where an α is basic (β's of touched groups do not occur in group g's rows)
+        let sub: Vec<(usize, usize, bool)> = self
+            .basic
+            .iter()
+            .enumerate()
+            .filter(|&(_, &v)| v < self.n)
+            .map(|(i, &v)| (i, v, self.flip[v]))
+            .collect();
+        let (head, tail) = self.t.split_at_mut(old);
+        for (row, (p, &om)) in tail.chunks_exact_mut(w).zip(pts.iter().zip(omega.iter())) {
+            row[0] = om as f64;
+            for j in 1..w {
+                let v = self.nonbasic[j];
                 let c = if v < self.n {
                     p[v] as f64
                 } else if v == bvar {
                     -1.0
                 } else {
-                    0.0
-                };
-                if self.flip[v] {
-                    -c
-                } else {
-                    c
-                }
-            };
-            let (head, tail) = self.t.split_at_mut(old);
-            let row = &mut tail[k * w..(k + 1) * w];
-            row[0] = om as f64;
-            for j in 1..w {
-                let v = self.nonbasic[j];
-                if v < self.free {
-                    row[j] = coef(v);
-                }
-            }
-            for (i, &v) in self.basic.iter().enumerate() {
-                if v >= self.free {
                     continue;
-                }
-                let c = coef(v);
+                };
+                row[j] = if self.flip[v] { -c } else { c };
+            }
+            for &(i, v, fl) in &sub {
+                let c = p[v] as f64;
                 if c == 0.0 {
                     continue;
                 }
+                let c = if fl { -c } else { c };
                 for (x, y) in row.iter_mut().zip(&head[i * w..(i + 1) * w]) {
                     *x += c * y;
                 }
@@ -150,16 +176,26 @@ impl Tableau {
         for i in 0..pts.len() {
             self.basic.push(self.free + first + i);
             self.origin.push((g as u32, i as u32));
+            self.row_of.push((first + i) as u32);
         }
         first
     }
 
+    /// Sets `self` to a copy of `src` with group `g` appended (reusing `self`'s
+    /// allocations); returns the first appended row.
+    pub(super) fn assign_appended(&mut self, src: &Tableau, g: usize, data: Data) -> usize {
+        let extra = data.pts[g].len() * src.w;
+        self.t.clear();
+        self.t.reserve(src.t.len() + extra);
+        self.clone_from(src);
+        self.append_group(g, data)
+    }
+
     /// Is the slack of `row` zero at the current vertex (up to the tolerance)?
     pub(super) fn is_tight(&self, row: usize) -> bool {
-        let s = self.free + row;
-        match self.basic.iter().position(|&b| b == s) {
-            None => true,
-            Some(i) => self.t[i * self.w] <= TOL_V,
+        match self.row_of[self.free + row] {
+            NONE => true,
+            i => self.t[i as usize * self.w] <= TOL_V,
         }
     }
 
@@ -169,11 +205,13 @@ impl Tableau {
         let w = self.w;
         let s = self.free + row;
         for _ in 0..(4 * w + 20) {
-            let Some(i) = self.basic.iter().position(|&b| b == s) else {
+            let i = self.row_of[s];
+            if i == NONE {
                 let c = (1..w).find(|&c| self.nonbasic[c] == s).expect("slack column");
                 self.dead[c] = true;
                 return Tight::Yes;
-            };
+            }
+            let i = i as usize;
             let v = self.t[i * w];
             if v <= TOL_V {
                 // (numerically) degenerate: swap the slack out of the basis
@@ -223,24 +261,27 @@ impl Tableau {
                 self.flip[var] ^= true;
             }
             // ratio test over sign-constrained rows; ties by smallest basic id
-            let mut leave: Option<(usize, f64)> = None;
-            for k in 0..self.rows() {
-                let a = self.t[k * w + c];
-                if self.basic[k] < self.free || a >= -TOL_A {
+            // (ratio val / −a compared by cross-multiplication)
+            let mut leave: Option<(usize, f64, f64)> = None;
+            for (k, row) in self.t.chunks_exact(w).enumerate() {
+                let a = -row[c];
+                if a <= TOL_A || self.basic[k] < self.free {
                     continue;
                 }
-                let val = self.t[k * w];
-                let ratio = if val <= TOL_V { 0.0 } else { val / -a };
+                let val = if row[0] <= TOL_V { 0.0 } else { row[0] };
                 leave = match leave {
-                    Some((l, r))
-                        if r < ratio || (r == ratio && self.basic[l] < self.basic[k]) =>
-                    {
-                        Some((l, r))
+                    Some((l, lv, la)) => {
+                        let (x, y) = (val * la, lv * a);
+                        if x < y || (x == y && self.basic[k] < self.basic[l]) {
+                            Some((k, val, a))
+                        } else {
+                            Some((l, lv, la))
+                        }
                     }
-                    _ => Some((k, ratio)),
+                    None => Some((k, val, a)),
                 };
             }
-            let Some((r, _)) = leave else {
+            let Some((r, _, _)) = leave else {
                 return Tight::Unknown;
             };
             self.pivot(r, c);
@@ -305,7 +346,10 @@ impl Tableau {
         let w = self.w;
         let piv = self.t[r * w + c];
         let inv = 1.0 / piv;
-        let mut prow: Vec<f64> = self.t[r * w..(r + 1) * w].iter().map(|x| -x * inv).collect();
+        let mut prow = std::mem::take(&mut self.prow);
+        for (p, x) in prow.iter_mut().zip(&self.t[r * w..(r + 1) * w]) {
+            *p = -x * inv;
+        }
         prow[c] = 0.0;
         for (i, row) in self.t.chunks_exact_mut(w).enumerate() {
             if i == r {
@@ -322,8 +366,11 @@ impl Tableau {
         }
         prow[c] = inv;
         self.t[r * w..(r + 1) * w].copy_from_slice(&prow);
+        self.prow = prow;
         self.d *= piv.abs();
         std::mem::swap(&mut self.basic[r], &mut self.nonbasic[c]);
+        self.row_of[self.basic[r]] = r as u32;
+        self.row_of[self.nonbasic[c]] = NONE;
     }
 
     /// The current vertex's `α` in floating point (for tests and diagnostics).
