@@ -135,12 +135,9 @@ impl Tableau {
         let old = self.t.len();
         self.t.resize(old + pts.len() * w, 0.0);
         // rows where an α is basic (β's of touched groups do not occur in group g's rows)
-        let sub: Vec<(usize, usize, bool)> = self
-            .basic
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| v < self.n)
-            .map(|(i, &v)| (i, v, self.flip[v]))
+        let sub: Vec<(usize, usize, bool)> = (0..self.n)
+            .filter(|&v| self.row_of[v] != NONE)
+            .map(|v| (self.row_of[v] as usize, v, self.flip[v]))
             .collect();
         let (head, tail) = self.t.split_at_mut(old);
         for (row, (p, &om)) in tail.chunks_exact_mut(w).zip(pts.iter().zip(omega.iter())) {
@@ -305,8 +302,15 @@ impl Tableau {
         let row = &self.t[i * w..(i + 1) * w];
         let (gq, q) = self.origin[self.basic[i] - self.free];
         let (gq, q) = (gq as usize, q as usize);
-        let groups = self.free - self.n;
-        let mut acc: Vec<i128> = vec![0; self.n + groups + 1];
+        let len = self.free + 1;
+        let mut stack = [0i128; 96];
+        let mut heap = Vec::new();
+        let acc: &mut [i128] = if len <= stack.len() {
+            &mut stack[..len]
+        } else {
+            heap.resize(len, 0);
+            &mut heap
+        };
         let pq = &data.pts[gq][q];
         for (x, &a) in acc.iter_mut().zip(pq) {
             *x = big_d * a as i128;
