@@ -325,7 +325,6 @@ impl<'a> Ctx<'a> {
     fn lookahead_tab(&self, depth: usize, tab: &Tableau, mask: &mut [u64]) -> bool {
         let mut d = depth;
         let mut tmp = Tableau::new(0, 0);
-        let mut t2 = Tableau::new(0, 0);
         while d < self.slots.len() {
             let (h, _) = self.slots[d];
             let k = self.s.equations[h].len();
@@ -344,11 +343,10 @@ impl<'a> Ctx<'a> {
                     true
                 } else {
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                    t2.clone_from(&tmp);
-                    match t2.tighten(first + q, self.data()) {
+                    match tmp.minimize(first + q, self.data()) {
                         Tight::Yes => {
                             for (r, kn) in known.iter_mut().enumerate() {
-                                if !*kn && t2.is_tight(first + r) {
+                                if !*kn && tmp.is_tight(first + r) {
                                     *kn = true;
                                 }
                             }
@@ -382,7 +380,7 @@ impl<'a> Ctx<'a> {
         let (g, pos) = self.slots[depth];
         let mut out = Vec::new();
         // the node's tableau, with group g appended when g starts here
-        let base: Option<Tableau> = node.tab.as_ref().map(|t| {
+        let mut base: Option<Tableau> = node.tab.as_ref().map(|t| {
             if pos == 0 {
                 let (t, first) = self.with_group(t, g);
                 debug_assert_eq!(first, self.row_base[g]);
@@ -394,7 +392,6 @@ impl<'a> Ctx<'a> {
         // witnesses of this node's LPs: each satisfies every row of `node`
         let mut found: Vec<Witness> = Vec::new();
         let parent_w: Option<Witness> = node.witness.clone();
-        let mut scratch = Tableau::new(0, 0);
         for cand in self.candidates(node, depth) {
             let id = self.gid(g, cand);
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
@@ -414,20 +411,27 @@ impl<'a> Ctx<'a> {
             // warm-started tableau first
             let mut tab_child: Option<Box<Tableau>> = None;
             let mut decided = false;
-            if let Some(b) = &base {
+            if let Some(b) = &mut base {
+                // every candidate's slack is minimised over the node's region, one after
+                // the other on the same tableau; a child copies it and fixes its point
                 let row = self.row_base[g] + cand;
                 if b.is_tight(row) {
                     self.shortcuts.fetch_add(1, Ordering::Relaxed);
                 } else {
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
                 }
-                scratch.clone_from(b);
-                match scratch.tighten(row, self.data()) {
-                    Tight::Yes => {
-                        let t = std::mem::replace(&mut scratch, Tableau::new(0, 0));
+                let mut r = b.minimize(row, self.data());
+                if r == Tight::Yes {
+                    let mut t = b.clone();
+                    if t.fix(row) {
                         tab_child = Some(Box::new(t));
                         decided = true;
+                    } else {
+                        r = Tight::Unknown;
                     }
+                }
+                match r {
+                    Tight::Yes => {}
                     Tight::No => continue,
                     Tight::Unknown => {
                         self.undecided.fetch_add(1, Ordering::Relaxed);

@@ -199,31 +199,54 @@ impl Tableau {
     /// Minimises the slack of `row` (phase 2 from the current feasible basis); when it
     /// reaches 0 the slack is made nonbasic and fixed at 0 (an equality from now on).
     pub(super) fn tighten(&mut self, row: usize, data: Data) -> Tight {
+        match self.minimize(row, data) {
+            Tight::Yes if !self.fix(row) => Tight::Unknown,
+            t => t,
+        }
+    }
+
+    /// Fixes the slack of `row`, zero at the current vertex, at 0: it is pivoted out of the
+    /// basis (largest entry of its row) and its column becomes dead. False when its row
+    /// has no usable entry (dependent).
+    pub(super) fn fix(&mut self, row: usize) -> bool {
+        let w = self.w;
+        let s = self.free + row;
+        let i = self.row_of[s];
+        if i != NONE {
+            let i = i as usize;
+            let mut best: Option<(usize, f64)> = None;
+            for c in 1..w {
+                let a = self.t[i * w + c].abs();
+                if !self.dead[c] && a > TOL_A && best.is_none_or(|(_, b)| a > b) {
+                    best = Some((c, a));
+                }
+            }
+            let Some((c, _)) = best else {
+                return false;
+            };
+            self.pivot(i, c);
+        }
+        let c = (1..w).find(|&c| self.nonbasic[c] == s).expect("slack column");
+        self.dead[c] = true;
+        true
+    }
+
+    /// Minimises the slack of `row` over the current region from the current feasible
+    /// basis (Bland's rule), without fixing anything: `Yes` when it reaches 0 (the vertex
+    /// then has it at 0), `No` with an exactly checked certificate, else `Unknown`. The
+    /// tableau stays a feasible basis of the same region, so the next minimisation starts
+    /// from here.
+    pub(super) fn minimize(&mut self, row: usize, data: Data) -> Tight {
         let w = self.w;
         let s = self.free + row;
         for _ in 0..(4 * w + 20) {
             let i = self.row_of[s];
             if i == NONE {
-                let c = (1..w).find(|&c| self.nonbasic[c] == s).expect("slack column");
-                self.dead[c] = true;
                 return Tight::Yes;
             }
             let i = i as usize;
-            let v = self.t[i * w];
-            if v <= TOL_V {
-                // (numerically) degenerate: swap the slack out of the basis
-                let mut best: Option<(usize, f64)> = None;
-                for c in 1..w {
-                    let a = self.t[i * w + c].abs();
-                    if !self.dead[c] && a > TOL_A && best.is_none_or(|(_, b)| a > b) {
-                        best = Some((c, a));
-                    }
-                }
-                let Some((c, _)) = best else {
-                    return Tight::Unknown;
-                };
-                self.pivot(i, c);
-                continue;
+            if self.t[i * w] <= TOL_V {
+                return Tight::Yes;
             }
             // entering column: smallest variable id that decreases the slack (Bland)
             let mut enter: Option<usize> = None;
@@ -388,5 +411,126 @@ impl Tableau {
             }
         }
         a
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lp::{self, Lp, LpResult};
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Exact LP of "every group's `eqs` on its lower face" (groups without equalities
+    /// constrain nothing).
+    fn exact(pts: &[Vec<Vec<i64>>], om: &[Vec<i64>], eqs: &[Vec<usize>]) -> LpResult {
+        let n = pts[0][0].len();
+        let mut lp = Lp::new(n);
+        for (g, e) in eqs.iter().enumerate() {
+            let Some(&b) = e.first() else { continue };
+            for (q, p) in pts[g].iter().enumerate() {
+                if q != b {
+                    let coef = p.iter().zip(&pts[g][b]).map(|(x, y)| x - y);
+                    lp.push(coef, om[g][q] - om[g][b], e.contains(&q));
+                }
+            }
+        }
+        lp::feasible(&lp)
+    }
+
+    /// Random tighten sequences: every "No" is exactly infeasible (it is certified), every
+    /// "Yes" exactly feasible, and the float vertex puts the chosen points on their faces.
+    #[test]
+    fn random_sequences_against_exact_lp() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (mut yes, mut no, mut unknown) = (0, 0, 0);
+        for _ in 0..400 {
+            let n = rng.random_range(2..5);
+            let pts: Vec<Vec<Vec<i64>>> = (0..n)
+                .map(|_| {
+                    (0..6)
+                        .map(|_| (0..n).map(|_| rng.random_range(0..4)).collect())
+                        .collect()
+                })
+                .collect();
+            let om: Vec<Vec<i64>> = (0..n)
+                .map(|_| (0..6).map(|_| rng.random_range(0..1 << 20)).collect())
+                .collect();
+            let data = Data {
+                pts: &pts,
+                omega: &om,
+            };
+            let mut t = Tableau::new(n, n);
+            let mut eqs: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for g in 0..n {
+                let first = t.append_group(g, data);
+                for _ in 0..3 {
+                    let q = rng.random_range(0..6);
+                    if eqs[g].contains(&q) {
+                        continue;
+                    }
+                    let mut e2 = eqs.clone();
+                    e2[g].push(q);
+                    let truth = exact(&pts, &om, &e2);
+                    let mut t2 = t.clone();
+                    match t2.tighten(first + q, data) {
+                        Tight::No => {
+                            no += 1;
+                            assert_eq!(truth, LpResult::Infeasible, "{pts:?} {om:?} {e2:?}");
+                        }
+                        Tight::Yes => {
+                            yes += 1;
+                            assert_ne!(truth, LpResult::Infeasible, "{pts:?} {om:?} {e2:?}");
+                            t = t2;
+                            eqs = e2;
+                            let a = t.alpha_f64();
+                            let h = |g: usize, p: usize| {
+                                om[g][p] as f64
+                                    + (0..n).map(|j| pts[g][p][j] as f64 * a[j]).sum::<f64>()
+                            };
+                            for (g, e) in eqs.iter().enumerate() {
+                                let Some(&b) = e.first() else { continue };
+                                let m = (0..6).map(|p| h(g, p)).fold(f64::INFINITY, f64::min);
+                                for &p in e {
+                                    let tol = 1e-6 * (1.0 + h(g, b).abs());
+                                    assert!((h(g, p) - m).abs() <= tol, "{a:?} {eqs:?}");
+                                }
+                            }
+                        }
+                        Tight::Unknown => unknown += 1,
+                    }
+                }
+            }
+        }
+        eprintln!("yes {yes} no {no} unknown {unknown}");
+        assert!(yes > 200 && no > 200, "yes {yes} no {no}");
+        assert!(unknown * 20 < yes + no, "unknown {unknown}");
+    }
+
+    /// A hand example (n = 2): the certificate of an infeasible point and a feasible edge.
+    #[test]
+    fn small_groups() {
+        // group 0: triangle (0,0), (1,0), (0,1) lifted 0, 3, 5; group 1: (0,0), (1,1) lifted 2, 0
+        let pts = vec![
+            vec![vec![0, 0], vec![1, 0], vec![0, 1]],
+            vec![vec![0, 0], vec![1, 1]],
+        ];
+        let om = vec![vec![0, 3, 5], vec![2, 0]];
+        let data = Data {
+            pts: &pts,
+            omega: &om,
+        };
+        let mut t = Tableau::new(2, 2);
+        let f1 = t.append_group(1, data);
+        assert_eq!(t.tighten(f1, data), Tight::Yes);
+        assert_eq!(t.tighten(f1 + 1, data), Tight::Yes);
+        let f0 = t.append_group(0, data);
+        assert_eq!(t.tighten(f0, data), Tight::Yes);
+        // with α1 + α2 = 2 the point (0,1) cannot tie with (0,0) and (1,0) at once:
+        // (0,0)~(1,0) gives α1 = −3, then α2 = 5 and (0,1) is at 10 > 0
+        let mut t2 = t.clone();
+        assert_eq!(t2.tighten(f0 + 1, data), Tight::Yes);
+        assert_eq!(t2.tighten(f0 + 2, data), Tight::No);
+        let a = t2.alpha_f64();
+        assert!((a[0] + 3.0).abs() < 1e-9 && (a[1] - 5.0).abs() < 1e-9, "{a:?}");
     }
 }
