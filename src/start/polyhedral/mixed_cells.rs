@@ -297,7 +297,7 @@ impl<'a> Ctx<'a> {
 
     /// Appends group `g` to a copy of `tab`.
     fn with_group(&self, tab: &Tableau, g: usize) -> (Tableau, usize) {
-        let mut t = Tableau::new(0, 0);
+        let mut t = Tableau::empty();
         let first = t.assign_appended(tab, g, self.data());
         (t, first)
     }
@@ -324,7 +324,7 @@ impl<'a> Ctx<'a> {
     /// certified infeasibility removes a point.
     fn lookahead_tab(&self, depth: usize, tab: &Tableau, mask: &mut [u64]) -> bool {
         let mut d = depth;
-        let mut tmp = Tableau::new(0, 0);
+        let mut tmp = Tableau::empty();
         while d < self.slots.len() {
             let (h, _) = self.slots[d];
             let k = self.s.equations[h].len();

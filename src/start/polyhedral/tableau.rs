@@ -62,13 +62,15 @@ pub(super) struct Tableau {
     row_of: Vec<u32>,
     /// Scratch row of the pivot.
     prow: Vec<f64>,
+    /// Scratch of `append_group`: (row, α index, flipped) of the basic α's (not copied).
+    sub: Vec<(usize, usize, bool)>,
 }
 
 const NONE: u32 = u32::MAX;
 
 impl Clone for Tableau {
     fn clone(&self) -> Self {
-        let mut t = Tableau::new(0, 0);
+        let mut t = Tableau::empty();
         t.clone_from(self);
         t
     }
@@ -97,6 +99,25 @@ pub(super) struct Data<'a> {
 }
 
 impl Tableau {
+    /// A tableau without allocations, to be assigned by `clone_from`.
+    pub(super) fn empty() -> Self {
+        Tableau {
+            n: 0,
+            free: 0,
+            w: 0,
+            t: Vec::new(),
+            d: 1.0,
+            basic: Vec::new(),
+            nonbasic: Vec::new(),
+            dead: Vec::new(),
+            flip: Vec::new(),
+            origin: Vec::new(),
+            row_of: Vec::new(),
+            prow: Vec::new(),
+            sub: Vec::new(),
+        }
+    }
+
     /// Empty tableau (no rows) for `n` unknowns and `groups` levels.
     pub(super) fn new(n: usize, groups: usize) -> Self {
         let free = n + groups;
@@ -116,6 +137,7 @@ impl Tableau {
             origin: Vec::new(),
             row_of: vec![NONE; free],
             prow: vec![0.0; w],
+            sub: Vec::new(),
         }
     }
 
@@ -135,10 +157,13 @@ impl Tableau {
         let old = self.t.len();
         self.t.resize(old + pts.len() * w, 0.0);
         // rows where an α is basic (β's of touched groups do not occur in group g's rows)
-        let sub: Vec<(usize, usize, bool)> = (0..self.n)
-            .filter(|&v| self.row_of[v] != NONE)
-            .map(|v| (self.row_of[v] as usize, v, self.flip[v]))
-            .collect();
+        let mut sub = std::mem::take(&mut self.sub);
+        sub.clear();
+        sub.extend(
+            (0..self.n)
+                .filter(|&v| self.row_of[v] != NONE)
+                .map(|v| (self.row_of[v] as usize, v, self.flip[v])),
+        );
         let (head, tail) = self.t.split_at_mut(old);
         for (row, (p, &om)) in tail.chunks_exact_mut(w).zip(pts.iter().zip(omega.iter())) {
             row[0] = om as f64;
@@ -164,12 +189,16 @@ impl Tableau {
                 }
             }
         }
+        self.sub = sub;
         let m = (0..pts.len())
             .map(|i| self.t[old + i * w])
             .fold(f64::INFINITY, f64::min);
         for i in 0..pts.len() {
             self.t[old + i * w] -= m;
         }
+        self.basic.reserve(pts.len());
+        self.origin.reserve(pts.len());
+        self.row_of.reserve(pts.len());
         for i in 0..pts.len() {
             self.basic.push(self.free + first + i);
             self.origin.push((g as u32, i as u32));
@@ -181,9 +210,9 @@ impl Tableau {
     /// Sets `self` to a copy of `src` with group `g` appended (reusing `self`'s
     /// allocations); returns the first appended row.
     pub(super) fn assign_appended(&mut self, src: &Tableau, g: usize, data: Data) -> usize {
-        let extra = data.pts[g].len() * src.w;
+        let extra = data.pts[g].len();
         self.t.clear();
-        self.t.reserve(src.t.len() + extra);
+        self.t.reserve(src.t.len() + extra * src.w);
         self.clone_from(src);
         self.append_group(g, data)
     }
