@@ -95,6 +95,8 @@ struct Ctx<'a> {
     compat: Vec<Vec<u64>>,
     /// First tableau row of each group (groups are appended in slot order).
     row_base: Vec<usize>,
+    /// Position of each group in the slot order.
+    rank: Vec<usize>,
     lp_calls: AtomicU64,
     shortcuts: AtomicU64,
     undecided: AtomicU64,
@@ -305,7 +307,7 @@ impl<'a> Ctx<'a> {
     /// Float tableau of a node rebuilt from the root (after an undecided minimisation);
     /// `None` when some step is again undecided.
     fn replay(&self, chosen: &[usize]) -> Option<Tableau> {
-        let mut t = Tableau::new(self.n, self.s.groups.len());
+        let mut t = Tableau::new(self.n, &self.rank);
         for (d, &c) in chosen.iter().enumerate() {
             let (g, pos) = self.slots[d];
             if pos == 0 {
@@ -1001,6 +1003,10 @@ pub fn mixed_cells(
             slots.push((g, pos));
         }
     }
+    let mut rank = vec![0; s.groups.len()];
+    for (r, &g) in order.iter().enumerate() {
+        rank[g] = r;
+    }
     let mut row_base = vec![0; s.groups.len()];
     let mut rows = 0;
     for &g in &order {
@@ -1023,6 +1029,7 @@ pub fn mixed_cells(
         words,
         compat: Vec::new(),
         row_base,
+        rank,
         lp_calls: AtomicU64::new(0),
         shortcuts: AtomicU64::new(0),
         undecided: AtomicU64::new(0),
@@ -1040,7 +1047,7 @@ pub fn mixed_cells(
     }
     let root = Node {
         chosen: Vec::new(),
-        tab: Some(Box::new(Tableau::new(n, s.groups.len()))),
+        tab: Some(Box::new(Tableau::new(n, &ctx.rank))),
         witness: None,
         mask: root_mask,
     };

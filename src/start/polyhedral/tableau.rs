@@ -46,6 +46,9 @@ pub(super) struct Tableau {
     free: usize,
     /// Row width: the constant column 0 and one column per nonbasic variable.
     w: usize,
+    /// Columns `live..w` hold the levels of groups not appended yet (zero in every row):
+    /// loops stop at `live`.
+    live: usize,
     t: Vec<f64>,
     /// `|det|` of the current basis (Edmonds' denominator), as a float.
     d: f64,
@@ -79,6 +82,7 @@ impl Clone for Tableau {
         self.n = o.n;
         self.free = o.free;
         self.w = o.w;
+        self.live = o.live;
         self.t.clone_from(&o.t);
         self.d = o.d;
         self.basic.clone_from(&o.basic);
@@ -105,6 +109,7 @@ impl Tableau {
             n: 0,
             free: 0,
             w: 0,
+            live: 0,
             t: Vec::new(),
             d: 1.0,
             basic: Vec::new(),
@@ -118,20 +123,27 @@ impl Tableau {
         }
     }
 
-    /// Empty tableau (no rows) for `n` unknowns and `groups` levels.
-    pub(super) fn new(n: usize, groups: usize) -> Self {
-        let free = n + groups;
+    /// Empty tableau (no rows) for `n` unknowns and one level per group; `rank[g]` is the
+    /// position of group `g` in the order the groups will be appended (its level gets
+    /// column `n + 1 + rank[g]`, so the used columns stay a prefix).
+    pub(super) fn new(n: usize, rank: &[usize]) -> Self {
+        let free = n + rank.len();
         let w = free + 1;
+        let mut nonbasic: Vec<usize> = (0..w)
+            .map(|j| if j == 0 { usize::MAX } else { j - 1 })
+            .collect();
+        for (g, &r) in rank.iter().enumerate() {
+            nonbasic[n + 1 + r] = n + g;
+        }
         Tableau {
             n,
             free,
             w,
+            live: n + 1,
             t: Vec::new(),
             d: 1.0,
             basic: Vec::new(),
-            nonbasic: (0..w)
-                .map(|j| if j == 0 { usize::MAX } else { j - 1 })
-                .collect(),
+            nonbasic,
             dead: vec![false; w],
             flip: vec![false; free],
             origin: Vec::new(),
@@ -154,6 +166,9 @@ impl Tableau {
         let first = self.rows();
         let bvar = self.n + g;
         debug_assert!(!self.basic.contains(&bvar));
+        let bcol = (1..w).find(|&c| self.nonbasic[c] == bvar).expect("level column");
+        self.live = self.live.max(bcol + 1);
+        let live = self.live;
         let old = self.t.len();
         self.t.resize(old + pts.len() * w, 0.0);
         // rows where an α is basic (β's of touched groups do not occur in group g's rows)
@@ -167,7 +182,7 @@ impl Tableau {
         let (head, tail) = self.t.split_at_mut(old);
         for (row, (p, &om)) in tail.chunks_exact_mut(w).zip(pts.iter().zip(omega.iter())) {
             row[0] = om as f64;
-            for j in 1..w {
+            for j in 1..live {
                 let v = self.nonbasic[j];
                 let c = if v < self.n {
                     p[v] as f64
@@ -184,7 +199,7 @@ impl Tableau {
                     continue;
                 }
                 let c = if fl { -c } else { c };
-                for (x, y) in row.iter_mut().zip(&head[i * w..(i + 1) * w]) {
+                for (x, y) in row[..live].iter_mut().zip(&head[i * w..i * w + live]) {
                     *x += c * y;
                 }
             }
@@ -244,7 +259,7 @@ impl Tableau {
         if i != NONE {
             let i = i as usize;
             let mut best: Option<(usize, f64)> = None;
-            for c in 1..w {
+            for c in 1..self.live {
                 let a = self.t[i * w + c].abs();
                 if !self.dead[c] && a > TOL_A && best.is_none_or(|(_, b)| a > b) {
                     best = Some((c, a));
@@ -255,7 +270,9 @@ impl Tableau {
             };
             self.pivot(i, c);
         }
-        let c = (1..w).find(|&c| self.nonbasic[c] == s).expect("slack column");
+        let c = (1..self.live)
+            .find(|&c| self.nonbasic[c] == s)
+            .expect("slack column");
         self.dead[c] = true;
         true
     }
@@ -279,7 +296,7 @@ impl Tableau {
             }
             // entering column: smallest variable id that decreases the slack (Bland)
             let mut enter: Option<usize> = None;
-            for c in 1..w {
+            for c in 1..self.live {
                 if self.dead[c] {
                     continue;
                 }
@@ -351,7 +368,7 @@ impl Tableau {
         }
         let big_d = dd as i128;
         let w = self.w;
-        let row = &self.t[i * w..(i + 1) * w];
+        let row = &self.t[i * w..i * w + self.live];
         let (gq, q) = self.origin[self.basic[i] - self.free];
         let (gq, q) = (gq as usize, q as usize);
         let len = self.free + 1;
@@ -369,7 +386,7 @@ impl Tableau {
         }
         acc[self.n + gq] -= big_d;
         let mut k = big_d * data.omega[gq][q] as i128;
-        for j in 1..w {
+        for j in 1..self.live {
             let var = self.nonbasic[j];
             if var < self.free {
                 continue;
@@ -399,15 +416,17 @@ impl Tableau {
     /// Pivot on row `r`, column `c` (every column is updated, dead ones included: the
     /// certificate needs their coefficients).
     fn pivot(&mut self, r: usize, c: usize) {
-        let w = self.w;
+        let (w, live) = (self.w, self.live);
         let piv = self.t[r * w + c];
         let inv = 1.0 / piv;
         let mut prow = std::mem::take(&mut self.prow);
-        for (p, x) in prow.iter_mut().zip(&self.t[r * w..(r + 1) * w]) {
+        prow.resize(live, 0.0);
+        for (p, x) in prow.iter_mut().zip(&self.t[r * w..r * w + live]) {
             *p = -x * inv;
         }
         prow[c] = 0.0;
         for (i, row) in self.t.chunks_exact_mut(w).enumerate() {
+            let row = &mut row[..live];
             if i == r {
                 continue;
             }
@@ -421,7 +440,7 @@ impl Tableau {
             row[c] = f * inv;
         }
         prow[c] = inv;
-        self.t[r * w..(r + 1) * w].copy_from_slice(&prow);
+        self.t[r * w..r * w + live].copy_from_slice(&prow);
         self.prow = prow;
         self.d *= piv.abs();
         std::mem::swap(&mut self.basic[r], &mut self.nonbasic[c]);
@@ -488,7 +507,8 @@ mod tests {
                 pts: &pts,
                 omega: &om,
             };
-            let mut t = Tableau::new(n, n);
+            let rank: Vec<usize> = (0..n).collect();
+            let mut t = Tableau::new(n, &rank);
             let mut eqs: Vec<Vec<usize>> = vec![Vec::new(); n];
             for g in 0..n {
                 let first = t.append_group(g, data);
@@ -548,7 +568,7 @@ mod tests {
             pts: &pts,
             omega: &om,
         };
-        let mut t = Tableau::new(2, 2);
+        let mut t = Tableau::new(2, &[1, 0]);
         let f1 = t.append_group(1, data);
         assert_eq!(t.tighten(f1, data), Tight::Yes);
         assert_eq!(t.tighten(f1 + 1, data), Tight::Yes);
