@@ -105,6 +105,20 @@ struct Ctx<'a> {
     /// completed (measured: 1.2–1.5× fewer seconds on cyclic-9 / chandra-11; doing it at
     /// every node costs more than it saves).
     lookahead: bool,
+    mode: SearchMode,
+}
+
+/// How the search decides feasibility (every mode gives the same cells in the same order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Float tableau, exactly certified "infeasible", exact fallback (the default).
+    #[default]
+    Float,
+    /// Exact from-scratch LPs only (the reference; much slower).
+    Exact,
+    /// Float, but a fixed share of the decisions is declared undecided and some rebuilt
+    /// tableaux are dropped, so that the exact fallbacks run (for tests).
+    StressFallback,
 }
 
 #[derive(Clone)]
@@ -423,6 +437,9 @@ impl<'a> Ctx<'a> {
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
                 }
                 let mut r = b.minimize(row, self.data());
+                if self.mode == SearchMode::StressFallback && (cand + depth) % 3 == 0 {
+                    r = Tight::Unknown;
+                }
                 if r == Tight::Yes {
                     let mut t = b.clone();
                     if t.fix(row) {
@@ -471,7 +488,10 @@ impl<'a> Ctx<'a> {
             };
             if !decided && base.is_some() {
                 // undecided by the float tableau, feasible exactly: rebuild the tableau
-                tab_child = self.replay(&chosen).map(Box::new);
+                let drop = self.mode == SearchMode::StressFallback && (cand + depth) % 2 == 0;
+                if !drop {
+                    tab_child = self.replay(&chosen).map(Box::new);
+                }
             }
             if self.lookahead && pos == self.s.equations[g].len() {
                 // group completed: drop the points of later groups that can no longer be on
@@ -481,9 +501,7 @@ impl<'a> Ctx<'a> {
                     .map(|t| self.lookahead_tab(depth + 1, t, &mut mask));
                 let keep = match fast {
                     Some(k) => k,
-                    None => {
-                        self.lookahead_filter(&chosen, witness.as_ref(), &mut mask, lp)?
-                    }
+                    None => self.lookahead_filter(&chosen, witness.as_ref(), &mut mask, lp)?,
                 };
                 if !keep {
                     continue;
@@ -975,6 +993,18 @@ pub fn mixed_cells(
     threads: usize,
     on_cell: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
 ) -> Result<CellStats, CellError> {
+    mixed_cells_in(supports, lifting, threads, SearchMode::Float, on_cell)
+}
+
+/// [`mixed_cells`] with an explicit [`SearchMode`] (the exact and stress modes exist for
+/// cross-checks).
+pub fn mixed_cells_in(
+    supports: &Supports,
+    lifting: &Lifting,
+    threads: usize,
+    mode: SearchMode,
+    on_cell: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
+) -> Result<CellStats, CellError> {
     let start = std::time::Instant::now();
     let s = supports;
     let n = s.n;
@@ -1035,6 +1065,7 @@ pub fn mixed_cells(
         undecided: AtomicU64::new(0),
         rejected_leaves: AtomicU64::new(0),
         lookahead: true,
+        mode,
     };
     let relation_lps = pool.install(|| relation_table(&mut ctx))?;
     let ctx = ctx;
@@ -1047,7 +1078,7 @@ pub fn mixed_cells(
     }
     let root = Node {
         chosen: Vec::new(),
-        tab: Some(Box::new(Tableau::new(n, &ctx.rank))),
+        tab: (mode != SearchMode::Exact).then(|| Box::new(Tableau::new(n, &ctx.rank))),
         witness: None,
         mask: root_mask,
     };

@@ -18,7 +18,7 @@ mod tableau;
 
 pub use binomial::{binomial_solutions, for_each_binomial_solution};
 pub use lifting::{Lifting, Supports};
-pub use mixed_cells::{mixed_cells, CellStats, MixedCell};
+pub use mixed_cells::{mixed_cells, mixed_cells_in, CellStats, MixedCell, SearchMode};
 
 use crate::system::System;
 use std::ops::ControlFlow;

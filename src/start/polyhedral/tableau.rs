@@ -166,7 +166,9 @@ impl Tableau {
         let first = self.rows();
         let bvar = self.n + g;
         debug_assert!(!self.basic.contains(&bvar));
-        let bcol = (1..w).find(|&c| self.nonbasic[c] == bvar).expect("level column");
+        let bcol = (1..w)
+            .find(|&c| self.nonbasic[c] == bvar)
+            .expect("level column");
         self.live = self.live.max(bcol + 1);
         let live = self.live;
         let old = self.t.len();
@@ -580,6 +582,9 @@ mod tests {
         assert_eq!(t2.tighten(f0 + 1, data), Tight::Yes);
         assert_eq!(t2.tighten(f0 + 2, data), Tight::No);
         let a = t2.alpha_f64();
-        assert!((a[0] + 3.0).abs() < 1e-9 && (a[1] - 5.0).abs() < 1e-9, "{a:?}");
+        assert!(
+            (a[0] + 3.0).abs() < 1e-9 && (a[1] - 5.0).abs() < 1e-9,
+            "{a:?}"
+        );
     }
 }
