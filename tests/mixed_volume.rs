@@ -691,7 +691,8 @@ fn print_stats() {
 }
 
 /// The benchmark table (run in release: `cargo test --release --test mixed_volume --
-/// bench_table --ignored --nocapture`; sizes via BENCH_CYCLIC / BENCH_CHANDRA, e.g. "8,9").
+/// bench_table --ignored --nocapture`; sizes via BENCH_CYCLIC / BENCH_CHANDRA / BENCH_NOON /
+/// BENCH_ECO, e.g. "8,9"; BENCH_THREADS).
 #[test]
 #[ignore]
 fn bench_table() {
@@ -711,6 +712,8 @@ fn bench_table() {
         .map(cyclic)
         .collect();
     systems.extend(parse("BENCH_CHANDRA", "10,11,12").into_iter().map(chandra));
+    systems.extend(parse("BENCH_NOON", "").into_iter().map(noon));
+    systems.extend(parse("BENCH_ECO", "").into_iter().map(eco));
     pathtrack::start::polyhedral::bench_cells(&systems, 1, threads).unwrap();
 }
 
