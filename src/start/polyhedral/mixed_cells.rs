@@ -1,15 +1,15 @@
 //! Mixed cells of the fine mixed subdivision induced by a lifting: depth-first enumeration
-//! of lower faces with exact LP feasibility tests and a relation table (MixedVol-style,
-//! Gao–Li–Wu; see docs/mixed-cells.md).
+//! of lower faces with warm-started LP feasibility tests and a relation table
+//! (MixedVol-style, Gao–Li–Wu; see docs/mixed-cells.md).
 //!
 //! A mixed cell of type `(k_1, …, k_r)` is a choice of `k_g + 1` points `C_g` of every
 //! group `S_g` together with an inner normal `(α, 1)` such that `⟨α, a⟩ + ω(a)` is minimal
 //! over `S_g` exactly on `C_g`. The search fills the points group after group, each group
 //! in increasing index order (so every cell is met once); a partial choice is extended
 //! only while the LP "some `α` puts every chosen point on its group's lower face" is
-//! feasible. Candidates are first filtered by the relation table (pairs of points that can
-//! lie on lower faces together) and by the witness of the parent LP (a candidate already
-//! minimal at that point needs no LP).
+//! feasible. The LPs run on the float tableau of [`super::tableau`]: a branch is cut only
+//! on an exactly checked infeasibility certificate (or an exact LP), and every leaf is
+//! re-solved and checked exactly, so a float error can cost time but never a cell.
 
 use super::exact::{self, Overflow};
 use super::lifting::{Lifting, Supports};

@@ -1,8 +1,9 @@
 //! Polyhedral homotopy combinatorics (Huber–Sturmfels): supports, random liftings, the
 //! mixed cells of the induced fine mixed subdivision, the (stable) mixed volume, and the
-//! binomial start systems of the cells. Every combinatorial decision is exact (integer
-//! arithmetic, `i128` with overflow checks and a `BigInt` fallback). See
-//! docs/mixed-cells.md.
+//! binomial start systems of the cells. Every pruning and every cell is decided or verified
+//! exactly (a float tableau whose "infeasible" answers carry integer Farkas certificates
+//! checked in `i128`; exact LPs and exact leaf checks with overflow-checked `i128` and a
+//! `BigInt` fallback). See docs/mixed-cells.md.
 //!
 //! Entry points: [`Supports::from_system`], [`Lifting::random`] / [`Lifting::stable`],
 //! [`mixed_cells`] (a stream of [`MixedCell`]s), [`mixed_volume`],

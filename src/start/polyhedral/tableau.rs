@@ -360,12 +360,10 @@ impl Tableau {
     /// Exact check of the Farkas certificate read off row `i` (the row of the minimised
     /// slack at its positive optimum).
     fn certify(&self, i: usize, data: Data) -> bool {
+        // D is an integer ≥ 1; the float product of the pivots may be off by a few ulps
         let d = self.d;
-        if !(1.0..MAX_D).contains(&d) {
-            return false;
-        }
         let dd = d.round();
-        if (d - dd).abs() > 1e-6 * dd {
+        if !(1.0..MAX_D).contains(&dd) || (d - dd).abs() > 1e-6 * dd {
             return false;
         }
         let big_d = dd as i128;
