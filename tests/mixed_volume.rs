@@ -112,7 +112,6 @@ fn eco_5_to_10() {
     }
 }
 
-/// About 29 s in release on the shared 2-core container (was 81 s).
 #[test]
 fn eco_11_12() {
     for n in 11..=12u32 {
@@ -131,16 +130,12 @@ fn chandra_4_to_10() {
     }
 }
 
-/// About 14 s in release on the shared 2-core container.
 #[test]
 fn chandra_11() {
     assert_eq!(mv(&chandra(11), 11), 1 << 10);
 }
 
-/// About 35 s in release on the shared 2-core container (kept ignored: too close to the
-/// per-test limit when the machine is loaded).
 #[test]
-#[ignore]
 fn chandra_12() {
     assert_eq!(mv(&chandra(12), 12), 1 << 11);
 }
