@@ -184,6 +184,7 @@ impl Tableau {
         let (head, tail) = self.t.split_at_mut(old);
         for (row, (p, &om)) in tail.chunks_exact_mut(w).zip(pts.iter().zip(omega.iter())) {
             row[0] = om as f64;
+            #[allow(clippy::needless_range_loop)]
             for j in 1..live {
                 let v = self.nonbasic[j];
                 let c = if v < self.n {
@@ -386,6 +387,7 @@ impl Tableau {
         }
         acc[self.n + gq] -= big_d;
         let mut k = big_d * data.omega[gq][q] as i128;
+        #[allow(clippy::needless_range_loop)]
         for j in 1..self.live {
             let var = self.nonbasic[j];
             if var < self.free {
