@@ -7,7 +7,7 @@
 //! over `S_g` exactly on `C_g`. The search fills the points group after group, each group
 //! in increasing index order (so every cell is met once); a partial choice is extended
 //! only while the LP "some `α` puts every chosen point on its group's lower face" is
-//! feasible. The LPs run on the float tableau of [`super::tableau`]: a branch is cut only
+//! feasible. The LPs run on the float tableau of `tableau.rs`: a branch is cut only
 //! on an exactly checked infeasibility certificate (or an exact LP), and every leaf is
 //! re-solved and checked exactly, so a float error can cost time but never a cell.
 
