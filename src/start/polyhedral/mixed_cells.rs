@@ -1,20 +1,20 @@
 //! Mixed cells of the fine mixed subdivision induced by a lifting: depth-first enumeration
-//! of lower faces with exact LP feasibility tests and a relation table (MixedVol-style,
-//! Gao–Li–Wu; see docs/mixed-cells.md).
+//! of lower faces with warm-started LP feasibility tests and a relation table
+//! (MixedVol-style, Gao–Li–Wu; see docs/mixed-cells.md).
 //!
 //! A mixed cell of type `(k_1, …, k_r)` is a choice of `k_g + 1` points `C_g` of every
 //! group `S_g` together with an inner normal `(α, 1)` such that `⟨α, a⟩ + ω(a)` is minimal
 //! over `S_g` exactly on `C_g`. The search fills the points group after group, each group
 //! in increasing index order (so every cell is met once); a partial choice is extended
 //! only while the LP "some `α` puts every chosen point on its group's lower face" is
-//! feasible. Candidates are first filtered by the relation table (pairs of points that can
-//! lie on lower faces together) and by the witness of the parent LP (a candidate already
-//! minimal at that point needs no LP).
+//! feasible. The LPs run on the float tableau of `tableau.rs`: a branch is cut only
+//! on an exactly checked infeasibility certificate (or an exact LP), and every leaf is
+//! re-solved and checked exactly, so a float error can cost time but never a cell.
 
 use super::exact::{self, Overflow};
 use super::lifting::{Lifting, Supports};
 use super::lp::{self, Lp, LpResult, Witness};
-use super::tableau::{Tableau, Tight};
+use super::tableau::{Data, Tableau, Tight};
 use super::CellError;
 use num_bigint::BigInt;
 use rayon::prelude::*;
@@ -72,6 +72,10 @@ pub struct CellStats {
     /// Feasibility decided by the parent's witness without an LP.
     pub shortcuts: u64,
     pub relation_lps: u64,
+    /// Float tableau minimisations that could not be certified (decided exactly instead).
+    pub undecided: u64,
+    /// Leaves reached through an uncertified float "feasible" that the exact check rejected.
+    pub rejected_leaves: u64,
     pub seconds: f64,
     pub threads: usize,
     /// True when the consumer stopped the stream early.
@@ -91,19 +95,37 @@ struct Ctx<'a> {
     compat: Vec<Vec<u64>>,
     /// First tableau row of each group (groups are appended in slot order).
     row_base: Vec<usize>,
+    /// Position of each group in the slot order.
+    rank: Vec<usize>,
     lp_calls: AtomicU64,
     shortcuts: AtomicU64,
+    undecided: AtomicU64,
+    rejected_leaves: AtomicU64,
     /// Filter the mask by one LP per point of the later groups whenever a group is
     /// completed (measured: 1.2–1.5× fewer seconds on cyclic-9 / chandra-11; doing it at
     /// every node costs more than it saves).
     lookahead: bool,
+    mode: SearchMode,
+}
+
+/// How the search decides feasibility (every mode gives the same cells in the same order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SearchMode {
+    /// Float tableau, exactly certified "infeasible", exact fallback (the default).
+    #[default]
+    Float,
+    /// Exact from-scratch LPs only (the reference; much slower).
+    Exact,
+    /// Float, but a fixed share of the decisions is declared undecided and some rebuilt
+    /// tableaux are dropped, so that the exact fallbacks run (for tests).
+    StressFallback,
 }
 
 #[derive(Clone)]
 struct Node {
     chosen: Vec<usize>,
-    /// Incremental tableau of the node (None after an `i64` overflow: the subtree then
-    /// uses the from-scratch LP with its wider tiers).
+    /// Incremental float tableau of the node (None when it could not be kept: the subtree
+    /// then uses the exact from-scratch LP).
     tab: Option<Box<Tableau>>,
     /// A feasible point, kept by nodes without a tableau.
     witness: Option<Witness>,
@@ -282,34 +304,49 @@ impl<'a> Ctx<'a> {
         Ok(true)
     }
 
+    fn data(&self) -> Data<'a> {
+        Data {
+            pts: &self.s.groups,
+            omega: &self.lift.values,
+        }
+    }
+
     /// Appends group `g` to a copy of `tab`.
-    fn with_group(&self, tab: &Tableau, g: usize) -> Option<(Tableau, usize)> {
-        let mut t = tab.clone();
-        let first = t
-            .append_group(g, &self.s.groups[g], &self.lift.values[g])
-            .ok()?;
-        Some((t, first))
+    fn with_group(&self, tab: &Tableau, g: usize) -> (Tableau, usize) {
+        let mut t = Tableau::empty();
+        let first = t.assign_appended(tab, g, self.data());
+        (t, first)
+    }
+
+    /// Float tableau of a node rebuilt from the root (after an undecided minimisation);
+    /// `None` when some step is again undecided.
+    fn replay(&self, chosen: &[usize]) -> Option<Tableau> {
+        let mut t = Tableau::new(self.n, &self.rank);
+        for (d, &c) in chosen.iter().enumerate() {
+            let (g, pos) = self.slots[d];
+            if pos == 0 {
+                t.append_group(g, self.data());
+            }
+            if t.tighten(self.row_base[g] + c, self.data()) != Tight::Yes {
+                return None;
+            }
+        }
+        Some(t)
     }
 
     /// Lookahead on a tableau: for every untouched group, each masked point is kept iff it
     /// can be minimal in its group together with the node's equalities (one warm-started
-    /// minimisation, skipped when an earlier vertex already shows it minimal). `None` on an
-    /// `i64` overflow (the caller falls back to the LP version).
-    fn lookahead_tab(
-        &self,
-        depth: usize,
-        tab: &Tableau,
-        mask: &mut [u64],
-    ) -> Result<Option<bool>, CellError> {
+    /// minimisation, skipped when an earlier vertex already shows it minimal). Only
+    /// certified infeasibility removes a point.
+    fn lookahead_tab(&self, depth: usize, tab: &Tableau, mask: &mut [u64]) -> bool {
         let mut d = depth;
+        let mut tmp = Tableau::empty();
         while d < self.slots.len() {
             let (h, _) = self.slots[d];
             let k = self.s.equations[h].len();
             let lo = self.offset[h];
             let len = self.s.groups[h].len();
-            let Some((tmp, first)) = self.with_group(tab, h) else {
-                return Ok(None);
-            };
+            let first = tmp.assign_appended(tab, h, self.data());
             let mut known: Vec<bool> = (0..len).map(|q| tmp.is_tight(first + q)).collect();
             let mut have = 0;
             for q in 0..len {
@@ -322,19 +359,21 @@ impl<'a> Ctx<'a> {
                     true
                 } else {
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
-                    let mut t2 = tmp.clone();
-                    match t2.tighten(first + q) {
-                        Ok(Tight::Yes) => {
+                    match tmp.minimize(first + q, self.data()) {
+                        Tight::Yes => {
                             for (r, kn) in known.iter_mut().enumerate() {
-                                if !*kn && t2.is_tight(first + r) {
+                                if !*kn && tmp.is_tight(first + r) {
                                     *kn = true;
                                 }
                             }
                             true
                         }
-                        Ok(Tight::No) => false,
+                        Tight::No => false,
                         // keeping a point in the mask is always safe
-                        Ok(Tight::Dependent) | Err(_) => true,
+                        Tight::Unknown => {
+                            self.undecided.fetch_add(1, Ordering::Relaxed);
+                            true
+                        }
                     }
                 };
                 if ok {
@@ -344,11 +383,11 @@ impl<'a> Ctx<'a> {
                 }
             }
             if have < k + 1 {
-                return Ok(Some(false));
+                return false;
             }
             d += k + 1;
         }
-        Ok(Some(true))
+        true
     }
 
     /// Feasible children of `node` (which fills slots `0..depth`).
@@ -357,22 +396,18 @@ impl<'a> Ctx<'a> {
         let (g, pos) = self.slots[depth];
         let mut out = Vec::new();
         // the node's tableau, with group g appended when g starts here
-        let base: Option<Tableau> = node.tab.as_ref().and_then(|t| {
+        let mut base: Option<Tableau> = node.tab.as_ref().map(|t| {
             if pos == 0 {
-                self.with_group(t, g).map(|(t, first)| {
-                    debug_assert_eq!(first, self.row_base[g]);
-                    t
-                })
+                let (t, first) = self.with_group(t, g);
+                debug_assert_eq!(first, self.row_base[g]);
+                t
             } else {
-                Some((**t).clone())
+                (**t).clone()
             }
         });
         // witnesses of this node's LPs: each satisfies every row of `node`
         let mut found: Vec<Witness> = Vec::new();
-        let mut parent_w: Option<Witness> = node.witness.clone();
-        if parent_w.is_none() {
-            parent_w = node.tab.as_ref().map(|t| t.alpha());
-        }
+        let parent_w: Option<Witness> = node.witness.clone();
         for cand in self.candidates(node, depth) {
             let id = self.gid(g, cand);
             if node.mask[id / 64] >> (id % 64) & 1 == 0 {
@@ -392,26 +427,34 @@ impl<'a> Ctx<'a> {
             // warm-started tableau first
             let mut tab_child: Option<Box<Tableau>> = None;
             let mut decided = false;
-            if let Some(b) = &base {
+            if let Some(b) = &mut base {
+                // every candidate's slack is minimised over the node's region, one after
+                // the other on the same tableau; a child copies it and fixes its point
                 let row = self.row_base[g] + cand;
                 if b.is_tight(row) {
                     self.shortcuts.fetch_add(1, Ordering::Relaxed);
                 } else {
                     self.lp_calls.fetch_add(1, Ordering::Relaxed);
                 }
-                let mut t = b.clone();
-                match t.tighten(row) {
-                    Ok(Tight::Yes) => {
+                let mut r = b.minimize(row, self.data());
+                if self.mode == SearchMode::StressFallback && (cand + depth) % 3 == 0 {
+                    r = Tight::Unknown;
+                }
+                if r == Tight::Yes {
+                    let mut t = b.clone();
+                    if t.fix(row) {
                         tab_child = Some(Box::new(t));
                         decided = true;
+                    } else {
+                        r = Tight::Unknown;
                     }
-                    Ok(Tight::No) => continue,
-                    Ok(Tight::Dependent) => {
-                        return Err(CellError::NonGeneric(format!(
-                            "dependent consistent equalities for points {chosen:?}"
-                        )))
+                }
+                match r {
+                    Tight::Yes => {}
+                    Tight::No => continue,
+                    Tight::Unknown => {
+                        self.undecided.fetch_add(1, Ordering::Relaxed);
                     }
-                    Err(_) => {}
                 }
             }
             let witness = if decided {
@@ -443,21 +486,22 @@ impl<'a> Ctx<'a> {
                     }
                 }
             };
+            if !decided && base.is_some() {
+                // undecided by the float tableau, feasible exactly: rebuild the tableau
+                let drop = self.mode == SearchMode::StressFallback && (cand + depth) % 2 == 0;
+                if !drop {
+                    tab_child = self.replay(&chosen).map(Box::new);
+                }
+            }
             if self.lookahead && pos == self.s.equations[g].len() {
                 // group completed: drop the points of later groups that can no longer be on
                 // a lower face together with this partial cell
-                let fast = match &tab_child {
-                    Some(t) => self.lookahead_tab(depth + 1, t, &mut mask)?,
-                    None => None,
-                };
+                let fast = tab_child
+                    .as_ref()
+                    .map(|t| self.lookahead_tab(depth + 1, t, &mut mask));
                 let keep = match fast {
                     Some(k) => k,
-                    None => {
-                        let w = witness
-                            .clone()
-                            .or_else(|| tab_child.as_ref().map(|t| t.alpha()));
-                        self.lookahead_filter(&chosen, w.as_ref(), &mut mask, lp)?
-                    }
+                    None => self.lookahead_filter(&chosen, witness.as_ref(), &mut mask, lp)?,
                 };
                 if !keep {
                     continue;
@@ -484,8 +528,13 @@ impl<'a> Ctx<'a> {
             return Ok(ControlFlow::Break(()));
         }
         if node.chosen.len() == self.slots.len() {
-            let cell = self.leaf(node, lp)?;
-            return Ok(emit(cell));
+            return Ok(match self.leaf(node, lp)? {
+                Some(cell) => emit(cell),
+                None => {
+                    self.rejected_leaves.fetch_add(1, Ordering::Relaxed);
+                    ControlFlow::Continue(())
+                }
+            });
         }
         for child in self.children(node, lp)? {
             if self.dfs(&child, lp, emit, stop)?.is_break() {
@@ -495,21 +544,16 @@ impl<'a> Ctx<'a> {
         Ok(ControlFlow::Continue(()))
     }
 
-    /// Turns a complete choice into a cell, checking genericity exactly.
-    fn leaf(&self, node: &Node, lp: &mut Lp) -> Result<MixedCell, CellError> {
+    /// Turns a complete choice into a cell, checking it exactly: `α` is the unique solution
+    /// of the cell's equalities (Cramer's rule), every chosen point must be on its group's
+    /// face and every other point strictly above it. `None` when the choice is not a lower
+    /// face (reachable only through an uncertified float "feasible"); a tie or a zero
+    /// volume on a lower face is `NonGeneric`.
+    fn leaf(&self, node: &Node, lp: &mut Lp) -> Result<Option<MixedCell>, CellError> {
         let n = self.n;
-        let w = match (&node.witness, &node.tab) {
-            (Some(w), _) => w.clone(),
-            (None, Some(t)) => t.alpha(),
-            (None, None) => {
-                return Err(CellError::Internal(
-                    "a cell's inner normal does not fit in i128".into(),
-                ))
-            }
-        };
-        let _ = lp;
         let mut pairs = vec![[0usize; 2]; n];
         let mut v: Vec<Vec<i64>> = Vec::with_capacity(n);
+        let mut rhs: Vec<i64> = Vec::with_capacity(n);
         let mut rows_pts: Vec<(usize, usize, usize)> = Vec::with_capacity(n);
         let mut d = 0;
         while d < self.slots.len() {
@@ -517,28 +561,10 @@ impl<'a> Ctx<'a> {
             let k = self.s.equations[g].len();
             let pts = &node.chosen[d..d + k + 1];
             let base = pts[0];
-            let hb = self
-                .height(&w, g, base)
-                .ok_or_else(|| CellError::Internal("inner normal height overflows i128".into()))?;
-            for q in 0..self.s.groups[g].len() {
-                let h = self
-                    .height(&w, g, q)
-                    .ok_or_else(|| CellError::Internal("height overflows i128".into()))?;
-                let on = pts.contains(&q);
-                if on && h != hb {
-                    return Err(CellError::Internal(format!(
-                        "cell points {pts:?} of group {g} not on one face"
-                    )));
-                }
-                if !on && h <= hb {
-                    return Err(CellError::NonGeneric(format!(
-                        "point {q} of group {g} ties with the cell {pts:?}"
-                    )));
-                }
-            }
             for (l, &e) in self.s.equations[g].iter().enumerate() {
                 pairs[e] = [base, pts[l + 1]];
             }
+            let om = &self.lift.values[g];
             for &p in &pts[1..] {
                 v.push(
                     self.s.groups[g][p]
@@ -547,30 +573,63 @@ impl<'a> Ctx<'a> {
                         .map(|(a, b)| a - b)
                         .collect(),
                 );
+                rhs.push(om[base] - om[p]);
                 rows_pts.push((g, base, p));
             }
             d += k + 1;
         }
+        let Some((num, den)) = cramer(&v, &rhs)? else {
+            // singular V: a lower face of zero volume means a non-generic lifting
+            self.build_lp(lp, &node.chosen);
+            return match lp::feasible(lp) {
+                LpResult::Infeasible => Ok(None),
+                _ => Err(CellError::NonGeneric(
+                    "degenerate cell (zero volume)".into(),
+                )),
+            };
+        };
+        let w = Witness { num, den };
+        let mut tie = None;
+        let mut d = 0;
+        while d < self.slots.len() {
+            let (g, _) = self.slots[d];
+            let k = self.s.equations[g].len();
+            let pts = &node.chosen[d..d + k + 1];
+            let hb = self
+                .height(&w, g, pts[0])
+                .ok_or_else(|| CellError::Internal("inner normal height overflows i128".into()))?;
+            for q in 0..self.s.groups[g].len() {
+                let h = self
+                    .height(&w, g, q)
+                    .ok_or_else(|| CellError::Internal("height overflows i128".into()))?;
+                let on = pts.contains(&q);
+                if (on && h != hb) || h < hb {
+                    return Ok(None);
+                }
+                if !on && h == hb && tie.is_none() {
+                    tie = Some(format!("point {q} of group {g} ties with the cell {pts:?}"));
+                }
+            }
+            d += k + 1;
+        }
+        if let Some(t) = tie {
+            return Err(CellError::NonGeneric(t));
+        }
         let vol = exact::abs_det(&v)
             .ok_or_else(|| CellError::Internal("cell volume overflows u128".into()))?;
-        if vol == 0 {
-            return Err(CellError::NonGeneric(
-                "degenerate cell (zero volume)".into(),
-            ));
-        }
         let volume = u64::try_from(vol)
             .map_err(|_| CellError::Internal("cell volume overflows u64".into()))?;
         let coarse_normal = match &self.lift.coarse {
             None => None,
             Some(coarse) => Some(self.coarse_normal(node, &v, &rows_pts, coarse)?),
         };
-        Ok(MixedCell {
+        Ok(Some(MixedCell {
             pairs,
             inner_normal: w.num,
             denominator: w.den,
             volume,
             coarse_normal,
-        })
+        }))
     }
 
     /// Solves `V β = −δ` (`δ` the coarse lifting differences) by Cramer's rule and checks
@@ -636,6 +695,59 @@ impl<'a> Ctx<'a> {
         }
         Ok((num, den))
     }
+}
+
+/// Exact `det` on `i128`, `BigInt` when that overflows.
+fn det_i128(m: &[Vec<i64>]) -> Result<i128, CellError> {
+    match exact::det::<i128>(m) {
+        Ok(d) => Ok(d),
+        Err(Overflow) => exact::det::<BigInt>(m)
+            .ok()
+            .and_then(|d| num_traits::ToPrimitive::to_i128(&d))
+            .ok_or_else(|| CellError::Internal("determinant overflows i128".into())),
+    }
+}
+
+/// Solves `V x = r` exactly by Cramer's rule: `x = num / den` reduced, `den > 0`; `None`
+/// when `V` is singular.
+fn cramer(v: &[Vec<i64>], r: &[i64]) -> Result<Option<(Vec<i128>, i128)>, CellError> {
+    let mut den = det_i128(v)?;
+    if den == 0 {
+        return Ok(None);
+    }
+    let mut num = Vec::with_capacity(v.len());
+    let mut m = v.to_vec();
+    for j in 0..v.len() {
+        for (row, (orig, &x)) in m.iter_mut().zip(v.iter().zip(r)) {
+            row.copy_from_slice(orig);
+            row[j] = x;
+        }
+        num.push(det_i128(&m)?);
+    }
+    if den < 0 {
+        den = -den;
+        num.iter_mut().for_each(|x| *x = -*x);
+    }
+    let mut g = den;
+    for &x in &num {
+        g = gcd(g, x);
+    }
+    if g > 1 {
+        num.iter_mut().for_each(|x| *x /= g);
+        den /= g;
+    }
+    Ok(Some((num, den)))
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
 }
 
 /// Keeps the last few feasible points found at a node (each is tried as a shortcut).
@@ -881,6 +993,18 @@ pub fn mixed_cells(
     threads: usize,
     on_cell: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
 ) -> Result<CellStats, CellError> {
+    mixed_cells_in(supports, lifting, threads, SearchMode::Float, on_cell)
+}
+
+/// [`mixed_cells`] with an explicit [`SearchMode`] (the exact and stress modes exist for
+/// cross-checks).
+pub fn mixed_cells_in(
+    supports: &Supports,
+    lifting: &Lifting,
+    threads: usize,
+    mode: SearchMode,
+    on_cell: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
+) -> Result<CellStats, CellError> {
     let start = std::time::Instant::now();
     let s = supports;
     let n = s.n;
@@ -909,6 +1033,10 @@ pub fn mixed_cells(
             slots.push((g, pos));
         }
     }
+    let mut rank = vec![0; s.groups.len()];
+    for (r, &g) in order.iter().enumerate() {
+        rank[g] = r;
+    }
     let mut row_base = vec![0; s.groups.len()];
     let mut rows = 0;
     for &g in &order {
@@ -931,9 +1059,13 @@ pub fn mixed_cells(
         words,
         compat: Vec::new(),
         row_base,
+        rank,
         lp_calls: AtomicU64::new(0),
         shortcuts: AtomicU64::new(0),
+        undecided: AtomicU64::new(0),
+        rejected_leaves: AtomicU64::new(0),
         lookahead: true,
+        mode,
     };
     let relation_lps = pool.install(|| relation_table(&mut ctx))?;
     let ctx = ctx;
@@ -946,7 +1078,7 @@ pub fn mixed_cells(
     }
     let root = Node {
         chosen: Vec::new(),
-        tab: Some(Box::new(Tableau::new(n, s.groups.len()))),
+        tab: (mode != SearchMode::Exact).then(|| Box::new(Tableau::new(n, &ctx.rank))),
         witness: None,
         mask: root_mask,
     };
@@ -995,6 +1127,8 @@ pub fn mixed_cells(
     stats.lp_calls = ctx.lp_calls.load(Ordering::Relaxed);
     stats.shortcuts = ctx.shortcuts.load(Ordering::Relaxed);
     stats.relation_lps = relation_lps;
+    stats.undecided = ctx.undecided.load(Ordering::Relaxed);
+    stats.rejected_leaves = ctx.rejected_leaves.load(Ordering::Relaxed);
     stats.seconds = start.elapsed().as_secs_f64();
     Ok(stats)
 }

@@ -1,8 +1,9 @@
 //! Polyhedral homotopy combinatorics (Huber–Sturmfels): supports, random liftings, the
 //! mixed cells of the induced fine mixed subdivision, the (stable) mixed volume, and the
-//! binomial start systems of the cells. Every combinatorial decision is exact (integer
-//! arithmetic, `i128` with overflow checks and a `BigInt` fallback). See
-//! docs/mixed-cells.md.
+//! binomial start systems of the cells. Every pruning and every cell is decided or verified
+//! exactly (a float tableau whose "infeasible" answers carry integer Farkas certificates
+//! checked in `i128`; exact LPs and exact leaf checks with overflow-checked `i128` and a
+//! `BigInt` fallback). See docs/mixed-cells.md.
 //!
 //! Entry points: [`Supports::from_system`], [`Lifting::random`] / [`Lifting::stable`],
 //! [`mixed_cells`] (a stream of [`MixedCell`]s), [`mixed_volume`],
@@ -18,7 +19,7 @@ mod tableau;
 
 pub use binomial::{binomial_solutions, for_each_binomial_solution};
 pub use lifting::{Lifting, Supports};
-pub use mixed_cells::{mixed_cells, CellStats, MixedCell};
+pub use mixed_cells::{mixed_cells, mixed_cells_in, CellStats, MixedCell, SearchMode};
 
 use crate::system::System;
 use std::ops::ControlFlow;
@@ -120,19 +121,20 @@ pub fn bench_cells(
     threads: usize,
 ) -> crate::Result<Vec<(String, CellStats)>> {
     println!(
-        "{:<14} {:>14} {:>10} {:>12} {:>10} {:>8}",
-        "system", "mixed_volume", "cells", "lps", "seconds", "threads"
+        "{:<14} {:>14} {:>10} {:>12} {:>10} {:>10} {:>8}",
+        "system", "mixed_volume", "cells", "lps", "undecided", "seconds", "threads"
     );
     let mut rows = Vec::new();
     for sys in systems {
         let s = Supports::from_system(sys)?;
         let st = mixed_volume_of(&s, seed, threads)?;
         println!(
-            "{:<14} {:>14} {:>10} {:>12} {:>10.3} {:>8}",
+            "{:<14} {:>14} {:>10} {:>12} {:>10} {:>10.3} {:>8}",
             sys.name,
             st.mixed_volume,
             st.cells,
             st.lp_calls + st.relation_lps,
+            st.undecided,
             st.seconds,
             st.threads
         );
