@@ -260,12 +260,23 @@ impl<'a> Refiner<'a> {
                 ep.reason = Some(reason);
                 ep.status = match v {
                     Some(v) if v > VALUATION_TOL => Status::AtInfinity,
-                    Some(_) => Status::Singular,
+                    Some(_) if y[nh - 1].norm() < INFINITY_TOL => Status::AtInfinity,
+                    Some(v) => {
+                        // A path that stopped near t = 1 without diverging is singular only
+                        // where it stopped on the target system (v < 0 is noise, not a
+                        // valuation); otherwise it failed and recovery tracks it again.
+                        let (x, residual) = self.affine(&y);
+                        if v > -VALUATION_TOL && residual < RESIDUAL_TOL.sqrt() {
+                            ep.coordinates = Some(x);
+                            ep.residual = residual;
+                            ep.condition = self.condition(&y);
+                            Status::Singular
+                        } else {
+                            Status::Failed
+                        }
+                    }
                     None => Status::Failed,
                 };
-                if ep.status == Status::Singular && y[nh - 1].norm() < INFINITY_TOL {
-                    ep.status = Status::AtInfinity;
-                }
             }
             TrackCode::Cauchy { winding, accuracy } => {
                 ep.winding = Some(winding);

@@ -251,7 +251,7 @@ impl PathState {
             self.slopes.remove(0);
         }
         self.slopes.push((s, e));
-        if self.slopes.len() < 3 || s * self.max_lift > 1.0 {
+        if self.slopes.len() < 3 || s * self.max_lift > 1.0 || self.heading_to_infinity() {
             return false;
         }
         let slope = |a: &(f64, f64), b: &(f64, f64)| {
@@ -260,6 +260,15 @@ impl PathState {
         let w = &self.slopes;
         let (a1, a2) = (slope(&w[0], &w[1]), slope(&w[1], &w[2]));
         a1 < SINGULAR_SLOPE && a2 < SINGULAR_SLOPE && (a1 - a2).abs() < SLOPE_AGREEMENT
+    }
+
+    /// The homogenizing coordinate still shrinks like `s^v` with `v > 2·VALUATION_TOL`: the
+    /// path heads to infinity, or to a finite point of huge norm that it reaches only at
+    /// much smaller `s`. The Cauchy endgame is for finite endpoints: around such a path its
+    /// loops enclose the branch points of that late approach, and its estimate (a point at
+    /// infinity, with winding numbers like 7 or 21 on cyclic-7) would lose the solution.
+    fn heading_to_infinity(&self) -> bool {
+        homogenizing_valuation(&self.samples, 0.0).is_some_and(|v| v > 2.0 * VALUATION_TOL)
     }
 
     /// Starts a Cauchy round at the current point (real τ): Newton there, then the loop.
@@ -610,8 +619,14 @@ impl PathState {
                     if !self.log {
                         if let Some(c) = &self.cauchy {
                             if self.tau >= c.next_round_tau() {
-                                self.enter_loop();
-                                return None;
+                                if self.heading_to_infinity() {
+                                    // Not a finite endpoint after all: the real path decides.
+                                    self.cauchy = None;
+                                    self.cauchy_failed = true;
+                                } else {
+                                    self.enter_loop();
+                                    return None;
+                                }
                             }
                         } else if sampled && !self.cauchy_failed && self.looks_singular(opts) {
                             self.enter_loop();
