@@ -10,6 +10,32 @@ use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 use rayon::prelude::*;
 
+/// From this τ on (t ≥ e^{−1}), at projective points with real τ, the residual column of
+/// the extended Jacobian is recomputed in double-double ([`crate::eval::dd`]) before the
+/// directions are solved: Newton then converges near solutions with condition numbers up
+/// to ~1e15. Earlier on the paths are well conditioned and the extra evaluation is skipped.
+pub const ACCURATE_RESIDUAL_TAU: f64 = -1.0;
+
+/// Replaces the `H` column of the points' extended Jacobians by its double-double value
+/// where [`ACCURATE_RESIDUAL_TAU`] says so (and double-double applies).
+pub fn accurate_residuals(layout: &EvalLayout, pts: &Points<'_>, ext: &mut [C64]) {
+    let (n, nh, m) = (layout.n, layout.nh, layout.m);
+    let (w, el) = (nh + 2, layout.ext_len());
+    let mut h = vec![C64::new(0.0, 0.0); n];
+    for (i, tau) in pts.taus.iter().enumerate() {
+        if pts.is_log(i) || tau.im != 0.0 || tau.re < ACCURATE_RESIDUAL_TAU {
+            continue;
+        }
+        let y = &pts.ys[i * nh..(i + 1) * nh];
+        let lifts = pts.lifts.map(|l| &l[i * m..(i + 1) * m]);
+        if crate::eval::dd::scaled_values(layout, y, tau.re, lifts, &mut h) {
+            for (k, v) in h.iter().enumerate() {
+                ext[i * el + k * w + nh + 1] = *v;
+            }
+        }
+    }
+}
+
 /// Points per chunk: large enough for the GEMM to pay off, small enough to balance threads.
 pub const CHUNK: usize = 32;
 
@@ -98,6 +124,7 @@ impl Backend for CpuBackend {
                         ext.clear();
                         ext.resize(q * el, C64::new(0.0, 0.0));
                         eval_cpu::extended_jacobians(layout, &chunk, ext, s);
+                        accurate_residuals(layout, &chunk, ext);
                         for i in 0..q {
                             co[i] = solve_directions_one(
                                 n,

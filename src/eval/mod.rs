@@ -11,6 +11,7 @@
 //! magnitudes in range and does not move the zero set or the directions.
 
 pub mod cpu;
+pub mod dd;
 
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;

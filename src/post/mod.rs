@@ -107,7 +107,7 @@ impl<'a> Refiner<'a> {
 
     /// Projective Newton on the target system; returns the last correction norm and the
     /// direction matrix's condition number at the final point.
-    fn newton(&self, y: &mut [C64], iters: usize) -> (f64, f64) {
+    fn newton(&self, y: &mut [C64], iters: usize) -> Newton {
         let n = self.layout.n;
         let nh = n + 1;
         let mut scratch = eval_cpu::Scratch::default();
@@ -119,12 +119,18 @@ impl<'a> Refiner<'a> {
         let (mut eu, mut ne) = (vec![C64::new(0.0, 0.0); nh], vec![C64::new(0.0, 0.0); nh]);
         let tau = [C64::new(0.0, 0.0)];
         let mut last = f64::INFINITY;
+        let mut ratio = f64::INFINITY;
         for _ in 0..iters {
             eval_cpu::extended_jacobians(
                 &self.layout,
                 &Points::projective(y, &tau),
                 &mut ext,
                 &mut scratch,
+            );
+            crate::backend::cpu::accurate_residuals(
+                &self.layout,
+                &Points::projective(y, &tau),
+                &mut ext,
             );
             solve_directions_one(n, &ext, y, false, &mut a, &mut b, &mut eu, &mut ne);
             let eta = ne.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
@@ -138,12 +144,19 @@ impl<'a> Refiner<'a> {
                 break; // no longer contracting: keep the best point
             }
             y.copy_from_slice(&trial);
+            if last.is_finite() && last > 0.0 {
+                ratio = eta / last;
+            }
             last = eta;
             if eta < 1e-15 {
                 break;
             }
         }
-        (last, self.condition(y))
+        Newton {
+            eta: last,
+            ratio,
+            cond: self.condition(y),
+        }
     }
 
     /// Singular-value condition number of `[J_y; y*]` at the unit point `y`, with equation
@@ -219,7 +232,8 @@ impl<'a> Refiner<'a> {
         };
         match end.code {
             TrackCode::Reached => {
-                let (_eta, cond) = self.newton(&mut y, 8);
+                let nw = self.newton(&mut y, 8);
+                let cond = nw.cond;
                 ep.condition = cond;
                 let rel = y[nh - 1].norm();
                 if rel < INFINITY_TOL {
@@ -230,7 +244,7 @@ impl<'a> Refiner<'a> {
                     ep.residual = residual;
                     let v = homogenizing_valuation(&end.samples, self.tau_end);
                     ep.valuation = v;
-                    ep.status = if cond < SINGULAR_COND && residual < RESIDUAL_TOL {
+                    ep.status = if nw.nonsingular(residual) {
                         Status::Nonsingular
                     } else if v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
                         // Reached t = 1 only because Newton stagnated at the rounding level
@@ -264,9 +278,27 @@ impl<'a> Refiner<'a> {
                     Some(v) => {
                         // A path that stopped near t = 1 without diverging is singular only
                         // where it stopped on the target system (v < 0 is noise, not a
-                        // valuation); otherwise it failed and recovery tracks it again.
+                        // valuation), and only once recovery has tracked it again; otherwise
+                        // it failed.
+                        // Newton at t = 1 first: an ill-conditioned but nonsingular solution
+                        // (too many small steps near t = 1) is finished there.
+                        let mut z = y.clone();
+                        let nw = self.newton(&mut z, 8);
+                        let (xz, rz) = self.affine(&z);
                         let (x, residual) = self.affine(&y);
-                        if v > -VALUATION_TOL && residual < RESIDUAL_TOL.sqrt() {
+                        if v > -VALUATION_TOL && nw.nonsingular(rz) {
+                            y = z;
+                            ep.coordinates = Some(xz);
+                            ep.residual = rz;
+                            ep.condition = nw.cond;
+                            Status::Nonsingular
+                        } else if v > -VALUATION_TOL
+                            && residual < RESIDUAL_TOL.sqrt()
+                            && self.last_attempt
+                        {
+                            // Recovery tracked it again with tighter steps (see
+                            // `solver`) and it still stopped short: singular, as far as
+                            // double precision tells.
                             ep.coordinates = Some(x);
                             ep.residual = residual;
                             ep.condition = self.condition(&y);
@@ -285,12 +317,10 @@ impl<'a> Refiner<'a> {
                 let estimate = y.clone();
                 if winding == 1 {
                     // A winding number 1 endpoint may still be nonsingular: Newton decides.
-                    let (_eta, cond) = self.newton(&mut y, 8);
+                    let nw = self.newton(&mut y, 8);
+                    let cond = nw.cond;
                     let (x, residual) = self.affine(&y);
-                    if cond < SINGULAR_COND
-                        && residual < RESIDUAL_TOL
-                        && y[nh - 1].norm() >= INFINITY_TOL
-                    {
+                    if nw.nonsingular(residual) && y[nh - 1].norm() >= INFINITY_TOL {
                         ep.condition = cond;
                         ep.coordinates = Some(x);
                         ep.residual = residual;
@@ -350,6 +380,34 @@ impl<'a> Refiner<'a> {
         }
         ep.projective = y;
         ep
+    }
+}
+
+/// Newton's method at t = 1 from an endpoint (residual in double-double,
+/// [`crate::eval::dd`]): its last correction, the ratio of the last two corrections, and the
+/// condition number at the final point.
+struct Newton {
+    eta: f64,
+    ratio: f64,
+    cond: f64,
+}
+
+/// Above this condition number a point is singular whatever Newton does (`1/(5ε)`: the
+/// Jacobian is numerically rank deficient in double).
+pub const NEWTON_COND_MAX: f64 = 1e15;
+
+impl Newton {
+    /// A nonsingular solution: residual below [`RESIDUAL_TOL`] and either well conditioned
+    /// ([`SINGULAR_COND`]), or Newton converged to the rounding level at a fast rate
+    /// (last correction ≤ 1e-14 after one ≥ 10× larger, or a first one ≤ 1e-15; a singular
+    /// root gives a linear rate near 1/2 and a condition number near 1/ε) with a condition number below [`NEWTON_COND_MAX`]. Chandra-10's solutions
+    /// have condition numbers up to 2e14 and converge so.
+    fn nonsingular(&self, residual: f64) -> bool {
+        residual < RESIDUAL_TOL
+            && (self.cond < SINGULAR_COND
+                || (self.cond < NEWTON_COND_MAX
+                    && self.eta <= 1e-14
+                    && (self.ratio <= 0.1 || (self.ratio.is_infinite() && self.eta <= 1e-15))))
     }
 }
 
