@@ -297,8 +297,10 @@ mod tests {
         for c in 0..4 {
             assert!(own.contains(&format!("lp[{c}]")), "term {c}");
         }
-        assert_eq!(own.matches("fma(lw0, zz[3].x").count(), 1);
-        assert_eq!(own.matches("fma(lw0, zz[3].y").count(), 1);
+        // τ = zz[3] enters each term's exponent once, through its lift read
+        assert_eq!(own.matches("zz[3].x").count(), 4);
+        assert_eq!(own.matches("zz[3].y").count(), 4);
+        assert_eq!(own.matches("fma(lw1, zz[3].x").count(), 2);
         // the shared kernel has the lift 0.5 of term 0 as a literal in the τ column
         assert!(shared.contains("acc3.x = fma((5e-1)"));
         assert!(!own.contains("(5e-1)"));
