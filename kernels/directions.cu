@@ -10,6 +10,10 @@
 // Before the sweep: the diag(e^{−z}) scaling of the evaluator output, and the row
 // equilibration of src/backend/mod.rs (fill_direction_system): each equation row divided
 // by its largest |∂h_k/∂y_j|; the last row is conj(y).
+// Points in log mode (logm[i] != 0; y holds z = log y with z_n = 0) solve for dz/dτ and the
+// Newton step in z: no diag(e^{−z}) scaling, the rows are equilibrated over the first n
+// columns, column n of the equation rows is zero and the last row is e_nᵀ (as
+// fill_direction_system(log = true)).
 
 // GJ_THREADS threads per block (128, or 64 when SEG = 32, keeping the tile under 48 KB);
 // the block's points are consecutive, so their extended Jacobians are one contiguous
@@ -19,7 +23,7 @@
 
 extern "C" __global__ void __launch_bounds__(GJ_THREADS)
 gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
-              double2* __restrict__ euler, double2* __restrict__ newton,
+              const unsigned char* __restrict__ logm, double2* __restrict__ euler, double2* __restrict__ newton,
               double* __restrict__ cond, int p) {
     __shared__ double2 tile[GJ_POINTS * NEQ * W];
     const long i0 = (long)blockIdx.x * GJ_POINTS;
@@ -35,9 +39,10 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
     const bool valid = pt < count;
     if ((int)(threadIdx.x & ~31u) / SEG >= count) return;  // whole warp past the end
 
+    const bool lg = valid && logm && logm[i];
     double2 yr = cmk(0.0, 0.0);
     if (valid && r < NN) yr = y[i * NN + r];
-    const double2 invr = safe_inv(yr);
+    const double2 invr = lg ? cmk(1.0, 0.0) : safe_inv(yr);
 
     double2 a[NN];
     double2 b0 = cmk(0.0, 0.0), b1 = cmk(0.0, 0.0);
@@ -62,13 +67,18 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < NN; ++j) {
-        if (r < NEQ) a[j] = cmul(a[j], ibuf[pt][j]);
-        else if (r == NEQ) a[j] = cconj(ybuf[pt][j]);
+        if (r < NEQ) {
+            if (!lg) a[j] = cmul(a[j], ibuf[pt][j]);
+        } else if (r == NEQ) {
+            a[j] = lg ? cmk(j == NEQ ? 1.0 : 0.0, 0.0) : cconj(ybuf[pt][j]);
+        }
     }
     if (r < NEQ) {
         double mx = 0.0;
 #pragma unroll
-        for (int j = 0; j < NN; ++j) mx = fmax(mx, cabs2(a[j]));
+        for (int j = 0; j < NEQ; ++j) mx = fmax(mx, cabs2(a[j]));
+        if (!lg) mx = fmax(mx, cabs2(a[NEQ]));
+        else a[NEQ] = cmk(0.0, 0.0);
         double sc = (mx > 0.0 && isfinite(mx)) ? 1.0 / mx : 1.0;
 #pragma unroll
         for (int j = 0; j < NN; ++j) a[j] = cscale(a[j], sc);

@@ -6,16 +6,42 @@
 //   e    MT × p   term-major (e[c·p + i]): the shifted exp(ẑ_i Â)_c, the ZGEMM operand
 //   bt   MT × W   row-major: B_kᵀ of every equation, stacked in term order
 //   jac  p × NEQ × W row-major: per point and equation (∂h/∂y_0 … ∂h/∂y_n, ∂h/∂τ, h)
+//   logm p bytes (or null): point i is given as z = log y (log mode, see Points::log_mode)
+//   lifts p × MT (or null): per-point lifts ω' replacing the last row of Â (polyhedral
+//        paths: ω'(a) = ⟨a,α⟩ + ω(a) − β_k of their cell); the exponent of term c is then
+//        ⟨â_c, log y⟩ + τ·ω'_c and ∂h/∂τ = Σ_c ω'_c·coeff_c·e_c depends on the point.
 
-// Z ← log Y, τ appended. One thread per entry of z.
+// Exponent (real and imaginary part) of term c at ẑ: Σ_{j<NN} z_j·a_jc + τ·ω, with ω the
+// point's own lift when it has one (lp = its lift row, or null) and Â's last row otherwise.
+__device__ __forceinline__ double2 term_exponent(const double2* zz, const double* __restrict__ ahat,
+                                                 const double* __restrict__ lp, int c) {
+    double re = 0.0, im = 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) {
+        double a = ahat[c * NZ + j];
+        re = fma(zz[j].x, a, re);
+        im = fma(zz[j].y, a, im);
+    }
+    const double w = lp ? lp[c] : ahat[c * NZ + NN];
+    return cmk(fma(zz[NN].x, w, re), fma(zz[NN].y, w, im));
+}
+
+// Z ← log Y, τ appended (points in log mode are copied: they are z already). One thread
+// per entry of z.
 extern "C" __global__ void log_points(const double2* __restrict__ y,
                                       const double2* __restrict__ tau,
+                                      const unsigned char* __restrict__ logm,
                                       double2* __restrict__ z, int p) {
     long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (long)p * NZ) return;
     long i = t / NZ;
     int j = (int)(t - i * NZ);
-    z[t] = (j < NN) ? safe_ln(y[i * NN + j]) : tau[i];
+    if (j < NN) {
+        const double2 v = y[i * NN + j];
+        z[t] = (logm && logm[i]) ? v : safe_ln(v);
+    } else {
+        z[t] = tau[i];
+    }
 }
 
 // e ← exp(ẑ Â − s_k) per equation block k, s_k = the block's largest Re(ẑ Â)_c (the
@@ -23,6 +49,7 @@ extern "C" __global__ void log_points(const double2* __restrict__ y,
 // Grid: x over points, y over equations; all threads of a warp read the same Â column.
 extern "C" __global__ void eval_exp(const double2* __restrict__ z,
                                     const double* __restrict__ ahat,
+                                    const double* __restrict__ lifts,
                                     double2* __restrict__ e, int p) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int k = blockIdx.y;
@@ -30,26 +57,33 @@ extern "C" __global__ void eval_exp(const double2* __restrict__ z,
     double2 zz[NZ];
 #pragma unroll
     for (int j = 0; j < NZ; ++j) zz[j] = z[(long)i * NZ + j];
+    const double* lp = lifts ? lifts + (long)i * MT : nullptr;
     const int c0 = BSTART[k], c1 = BSTART[k + 1];
     double s = -1.0 / 0.0;
+    for (int c = c0; c < c1; ++c) s = fmax(s, term_exponent(zz, ahat, lp, c).x);
     for (int c = c0; c < c1; ++c) {
-        double re = 0.0;
-#pragma unroll
-        for (int j = 0; j < NZ; ++j) re = fma(zz[j].x, ahat[c * NZ + j], re);
-        s = fmax(s, re);
-    }
-    for (int c = c0; c < c1; ++c) {
-        double re = 0.0, im = 0.0;
-#pragma unroll
-        for (int j = 0; j < NZ; ++j) {
-            double a = ahat[c * NZ + j];
-            re = fma(zz[j].x, a, re);
-            im = fma(zz[j].y, a, im);
-        }
-        double mag = exp(re - s), sn, cs;
-        sincos(im, &sn, &cs);
+        const double2 x = term_exponent(zz, ahat, lp, c);
+        double mag = exp(x.x - s), sn, cs;
+        sincos(x.y, &sn, &cs);
         e[(long)c * p + i] = cmk(mag * cs, mag * sn);
     }
+}
+
+// The ∂h/∂τ column of the cuBLAS route for points with their own lifts (the shared B_kᵀ
+// column holds coeff·ω, not coeff·ω'): jac[i][k][NN] = Σ_{c ∈ block k} coeff_c·(e_c·ω'_c).
+// Grid: x over points, y over equations.
+extern "C" __global__ void tau_column(const double2* __restrict__ e,
+                                      const double2* __restrict__ bt,
+                                      const double* __restrict__ lifts,
+                                      double2* __restrict__ jac, int p) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int k = blockIdx.y;
+    if (i >= p) return;
+    const double* lp = lifts + (long)i * MT;
+    double2 d = cmk(0.0, 0.0);
+    for (int c = BSTART[k]; c < BSTART[k + 1]; ++c)
+        d = cfma(bt[c * W + NN + 1], cscale(e[(long)c * p + i], lp[c]), d);
+    jac[((long)i * NEQ + k) * W + NN] = d;
 }
 
 // Threads per block of eval_fused / eval_gen: one point each, one equation per block row.
@@ -74,7 +108,8 @@ __device__ __forceinline__ void store_rows(double2 (*tile)[W], double2* __restri
 // accumulators in registers (no e buffer in device memory).
 extern "C" __global__ void __launch_bounds__(EV_THREADS)
 eval_fused(const double2* __restrict__ z, const double* __restrict__ ahat,
-           const double2* __restrict__ bt, double2* __restrict__ jac, int p) {
+           const double2* __restrict__ bt, const double* __restrict__ lifts,
+           double2* __restrict__ jac, int p) {
     __shared__ double2 tile[EV_THREADS][W];
     const long i0 = (long)blockIdx.x * EV_THREADS;
     if (i0 + (threadIdx.x & ~31) >= p) return;  // whole warp past the end
@@ -83,42 +118,39 @@ eval_fused(const double2* __restrict__ z, const double* __restrict__ ahat,
     double2 zz[NZ];
 #pragma unroll
     for (int j = 0; j < NZ; ++j) zz[j] = z[i * NZ + j];
+    const double* lp = lifts ? lifts + i * MT : nullptr;
     const int c0 = BSTART[k], c1 = BSTART[k + 1];
     double s = -1.0 / 0.0;
-    for (int c = c0; c < c1; ++c) {
-        double re = 0.0;
-#pragma unroll
-        for (int j = 0; j < NZ; ++j) re = fma(zz[j].x, ahat[c * NZ + j], re);
-        s = fmax(s, re);
-    }
+    for (int c = c0; c < c1; ++c) s = fmax(s, term_exponent(zz, ahat, lp, c).x);
     double2 acc[W];
 #pragma unroll
     for (int j = 0; j < W; ++j) acc[j] = cmk(0.0, 0.0);
     for (int c = c0; c < c1; ++c) {
-        double re = 0.0, im = 0.0;
-#pragma unroll
-        for (int j = 0; j < NZ; ++j) {
-            double a = ahat[c * NZ + j];
-            re = fma(zz[j].x, a, re);
-            im = fma(zz[j].y, a, im);
-        }
-        double mag = exp(re - s), sn, cs;
-        sincos(im, &sn, &cs);
+        const double2 x = term_exponent(zz, ahat, lp, c);
+        double mag = exp(x.x - s), sn, cs;
+        sincos(x.y, &sn, &cs);
         double2 ec = cmk(mag * cs, mag * sn);
 #pragma unroll
-        for (int j = 0; j < W; ++j) acc[j] = cfma(ec, bt[c * W + j], acc[j]);
+        for (int j = 0; j < NN; ++j) acc[j] = cfma(ec, bt[c * W + j], acc[j]);
+        const double2 coeff = bt[c * W + NN + 1];
+        // ∂h/∂τ: coeff·ω from B_kᵀ, or coeff·(e_c·ω'_c) with the point's own lift
+        acc[NN] = lp ? cfma(coeff, cscale(ec, lp[c]), acc[NN]) : cfma(ec, bt[c * W + NN], acc[NN]);
+        acc[NN + 1] = cfma(ec, coeff, acc[NN + 1]);
     }
 #pragma unroll
     for (int j = 0; j < W; ++j) tile[threadIdx.x][j] = acc[j];
     store_rows(tile, jac, i0, k, p);
 }
 
-// diag(e^{−z}, 1, 1): ∂h/∂y_j = ∂h/∂z_j / y_j. One thread per (point, equation, j < NN).
+// diag(e^{−z}, 1, 1): ∂h/∂y_j = ∂h/∂z_j / y_j; points in log mode keep ∂h/∂z_j. One
+// thread per (point, equation, j < NN).
 extern "C" __global__ void scale_ext(const double2* __restrict__ y,
+                                     const unsigned char* __restrict__ logm,
                                      double2* __restrict__ jac, int p) {
     long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (long)p * NEQ * NN) return;
     long i = t / (NEQ * NN);
+    if (logm && logm[i]) return;
     int r = (int)(t - i * (NEQ * NN));
     int k = r / NN, j = r - k * NN;
     long at = (i * NEQ + k) * W + j;

@@ -381,3 +381,357 @@ fn issue_list_total_degree_solves_match_the_cpu_backend() {
         covered(&ge, &ce, 1e-8).unwrap_or_else(|m| panic!("{name}: cuda→cpu: {m}"));
     }
 }
+
+/// Points of the polyhedral paths: per-point lift rows (`lifts`, p × M, or none) and a mix of
+/// projective points and points in log mode (`z = log y` with `z_n = 0`). Returns
+/// `(ys, taus, log flags, lifts)`.
+fn polyhedral_points(
+    rng: &mut impl Rng,
+    p: usize,
+    nh: usize,
+    m: usize,
+    log_kind: usize,
+    with_lifts: bool,
+) -> (Vec<C64>, Vec<C64>, Vec<bool>, Option<Vec<f64>>) {
+    let (mut ys, taus) = random_points(rng, p, nh);
+    let logs: Vec<bool> = (0..p)
+        .map(|_| match log_kind {
+            0 => false,
+            1 => rng.random::<bool>(),
+            _ => true,
+        })
+        .collect();
+    for i in (0..p).filter(|&i| logs[i]) {
+        for j in 0..nh {
+            ys[i * nh + j] = if j + 1 == nh {
+                C64::new(0.0, 0.0)
+            } else {
+                C64::new(
+                    rng.random::<f64>() * 6.0 - 3.0,
+                    (rng.random::<f64>() * 2.0 - 1.0) * std::f64::consts::PI,
+                )
+            };
+        }
+    }
+    let lifts = with_lifts.then(|| (0..p * m).map(|_| rng.random::<f64>() * 3.0).collect());
+    (ys, taus, logs, lifts)
+}
+
+/// Largest relative row error of `got` against `want` (rows of `w` entries); fails above
+/// `tol` or on a non-finite entry.
+fn row_error(got: &[C64], want: &[C64], w: usize, tol: f64, what: &str) -> f64 {
+    let mut worst: f64 = 0.0;
+    for (r, (g, c)) in got.chunks(w).zip(want.chunks(w)).enumerate() {
+        let norm = c.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        let err = g
+            .iter()
+            .zip(c)
+            .map(|(a, b)| (a - b).norm_sqr())
+            .sum::<f64>()
+            .sqrt();
+        assert!(
+            err.is_finite() && err <= tol * norm,
+            "{what} row {r}: err {err} norm {norm}"
+        );
+        worst = worst.max(err / norm);
+    }
+    worst
+}
+
+/// Polyhedral-style batches (per-point lifts or none; no, some or all points in log mode):
+/// the extended Jacobians equal the CPU backend's within 1e-12 relative per row, the Euler
+/// and Newton directions within 1e-10·cond·max(1, ‖x‖), on all three evaluation routes. A
+/// point in log mode has last direction entries 0. Lift rows equal to the homotopy's own
+/// lifts give the CPU's result without lifts (the shared-lift path, independent of the
+/// per-point one).
+#[test]
+fn polyhedral_points_match_the_cpu_backend() {
+    let Some(mut g) = gpu() else { return };
+    let mut cpu = CpuBackend::new(2).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(47);
+    let (mut worst_ext, mut worst_dir): (f64, f64) = (0.0, 0.0);
+    for trial in 0..36 {
+        let n = rng.random_range(1..14);
+        let h = random_homotopy(&mut rng, n, trial % 2 == 1);
+        let (nh, m) = (n + 1, h.term_count());
+        let w = nh + 2;
+        let p = rng.random_range(1..300);
+        let log_kind = trial % 3;
+        let with_lifts = trial % 4 != 0;
+        let (ys, taus, logs, lifts) = polyhedral_points(&mut rng, p, nh, m, log_kind, with_lifts);
+        let pts = Points {
+            ys: &ys,
+            taus: &taus,
+            log_mode: (log_kind > 0 || trial % 2 == 0).then_some(&logs[..]),
+            lifts: lifts.as_deref(),
+        };
+        let method =
+            [EvalMethod::Cublas, EvalMethod::Fused, EvalMethod::Generated][(trial / 4) % 3];
+        let what = format!(
+            "trial {trial} ({method:?}, n {n}, p {p}, log kind {log_kind}, lifts {with_lifts})"
+        );
+        cpu.set_homotopy(&h).unwrap();
+        g.set_eval_method(method);
+        g.set_chunk_limit(if trial % 5 == 4 { 41 } else { 0 });
+        g.set_homotopy(&h).unwrap();
+        g.poison_device_buffers().unwrap();
+
+        let mut want = nan_vec(p * n * w);
+        cpu.extended_jacobians(&pts, &mut want).unwrap();
+        let mut got = nan_vec(p * n * w);
+        g.extended_jacobians(&pts, &mut got).unwrap();
+        worst_ext = worst_ext.max(row_error(&got, &want, w, 1e-12, &format!("{what} ext")));
+
+        let (mut ce, mut cn, mut cc) = (nan_vec(p * nh), nan_vec(p * nh), vec![f64::NAN; p]);
+        cpu.directions(
+            &pts,
+            DirectionsOut {
+                euler: &mut ce,
+                newton: &mut cn,
+                cond: &mut cc,
+            },
+        )
+        .unwrap();
+        let (mut ge, mut gn, mut gc) = (nan_vec(p * nh), nan_vec(p * nh), vec![f64::NAN; p]);
+        g.directions(
+            &pts,
+            DirectionsOut {
+                euler: &mut ge,
+                newton: &mut gn,
+                cond: &mut gc,
+            },
+        )
+        .unwrap();
+        for i in 0..p {
+            assert!(gc[i] >= 1.0, "{what} point {i}: cond {}", gc[i]);
+            if !cc[i].is_finite() || !gc[i].is_finite() {
+                continue;
+            }
+            let r = i * nh..(i + 1) * nh;
+            for (name, a, b) in [("euler", &ge, &ce), ("newton", &gn, &cn)] {
+                let nb = b[r.clone()]
+                    .iter()
+                    .map(|z| z.norm_sqr())
+                    .sum::<f64>()
+                    .sqrt();
+                let err = a[r.clone()]
+                    .iter()
+                    .zip(&b[r.clone()])
+                    .map(|(x, y)| (x - y).norm_sqr())
+                    .sum::<f64>()
+                    .sqrt();
+                let tol = 1e-10 * cc[i] * nb.max(1.0);
+                assert!(
+                    err.is_finite() && err <= tol,
+                    "{what} point {i} (log {}) {name}: err {err} tol {tol} (cpu cond {}, gpu cond {})",
+                    pts.is_log(i),
+                    cc[i],
+                    gc[i]
+                );
+                worst_dir = worst_dir.max(err / (cc[i] * nb.max(1.0)));
+                if pts.is_log(i) {
+                    assert!(
+                        a[r.end - 1].norm() <= 1e-12 * nb.max(1.0),
+                        "{what} point {i}: {name} moves z_n"
+                    );
+                }
+            }
+        }
+
+        // lift rows equal to the homotopy's own: the CPU's shared-lift evaluation
+        if with_lifts {
+            let own: Vec<f64> = (0..p).flat_map(|_| h.lifts()).collect();
+            let shared = Points { lifts: None, ..pts };
+            let mut want = nan_vec(p * n * w);
+            cpu.extended_jacobians(&shared, &mut want).unwrap();
+            let mut got = nan_vec(p * n * w);
+            g.extended_jacobians(
+                &Points {
+                    lifts: Some(&own),
+                    ..pts
+                },
+                &mut got,
+            )
+            .unwrap();
+            worst_ext = worst_ext.max(row_error(
+                &got,
+                &want,
+                w,
+                1e-12,
+                &format!("{what} own lifts"),
+            ));
+        }
+    }
+    eprintln!(
+        "largest relative row error {worst_ext:.2e}; largest direction error / (cond·max(1,‖x‖)) {worst_dir:.2e}"
+    );
+}
+
+fn solve_polyhedral_with(
+    sys: &System,
+    seed: u64,
+    b: &mut dyn Backend,
+) -> (pathtrack::report::Summary, Vec<Endpoint>) {
+    let opts = SolveOptions {
+        seed,
+        start: StartKind::Polyhedral,
+        ..Default::default()
+    };
+    pathtrack::solver::solve_collect(sys, &opts, b).unwrap()
+}
+
+/// Every verified solution of `a` has a verified one of `b` within `max(tol, 1e-13·κ)`
+/// relative in every coordinate, κ the larger condition number of the two endpoints (a
+/// solution computed in double precision is accurate to about κ·u, u = 1.1e-16; chandra-8
+/// has solutions with κ up to 1e11). Returns the largest distance / tolerance seen.
+fn covered_cond(a: &[Endpoint], b: &[Endpoint], tol: f64) -> Result<f64, String> {
+    let mut worst: f64 = 0.0;
+    for e in a.iter().filter(|e| genuine(e)) {
+        let x = e.coordinates.as_ref().unwrap();
+        let ratio = |f: &Endpoint| {
+            let y = f.coordinates.as_ref().unwrap();
+            let t = tol.max(1e-13 * e.condition.max(f.condition));
+            x.iter()
+                .zip(y)
+                .map(|(u, v)| (u - v).norm() / (t * (1.0 + u.norm())))
+                .fold(0.0, f64::max)
+        };
+        let best = b
+            .iter()
+            .filter(|f| genuine(f))
+            .map(ratio)
+            .fold(f64::INFINITY, f64::min);
+        if best > 1.0 {
+            return Err(format!(
+                "path {} solution {:?} (condition {:.1e}) has no partner (closest at {best:.2e} tolerances)",
+                e.path, x, e.condition
+            ));
+        }
+        worst = worst.max(best);
+    }
+    Ok(worst)
+}
+
+/// Distinct verified solutions (clustered at 1e-8).
+fn distinct_verified(v: &[Endpoint]) -> u64 {
+    let xs: Vec<Vec<C64>> = v
+        .iter()
+        .filter(|e| genuine(e))
+        .map(|e| e.coordinates.clone().unwrap())
+        .collect();
+    let mut labels = pathtrack::post::dedup::cluster(&xs, 1e-8);
+    labels.sort();
+    labels.dedup();
+    labels.len() as u64
+}
+
+/// The default polyhedral start on the GPU (per-cell lifts, log-mode start points): the
+/// same verified solutions as the CPU backend (counts from the literature, coordinates
+/// within 1e-8, or 1e-13·condition for ill-conditioned ones) and no failed path, on
+/// katsura-6 (64 = 2⁶), cyclic-7 (924), noon-5 (3⁵ − 10 = 233) and chandra-8 (2⁷ = 128).
+/// chandra-8 runs with seed 3: its solutions have condition numbers up to 1e11 (path 22:
+/// 2.5e9, and the backends' coordinates differed by more than 1e-8 relative),
+/// and double-precision tracking loses some of them with other seeds on the CPU too (seed
+/// 1: 127, seed 2: 122; see tests/solve_polyhedral.rs).
+#[test]
+fn polyhedral_solves_match_the_cpu_backend() {
+    let Some(mut g) = gpu() else { return };
+    let mut cpu = CpuBackend::new(0).unwrap();
+    for (name, seed, nonsingular) in [
+        ("katsura6", 1, 64u64),
+        ("cyclic7", 1, 924),
+        ("noon5", 1, 233),
+        ("chandra8", 3, 128),
+    ] {
+        let sys = shipped(name);
+        let (cs, ce) = solve_polyhedral_with(&sys, seed, &mut cpu);
+        let (gs, ge) = solve_polyhedral_with(&sys, seed, &mut g);
+        eprintln!(
+            "{name} (polyhedral, {} paths): cpu {} nonsingular / {} singular / {} at inf / {} failed in {:.2}s; cuda {} / {} / {} / {} in {:.2}s",
+            gs.paths, cs.nonsingular, cs.singular, cs.at_infinity, cs.failed, cs.seconds,
+            gs.nonsingular, gs.singular, gs.at_infinity, gs.failed, gs.seconds
+        );
+        report_differences(name, &ce, &ge);
+        assert_eq!(gs.backend, "cuda");
+        assert_eq!(gs.start, "polyhedral");
+        assert_eq!(gs.paths, cs.paths, "{name}: path counts");
+        assert_eq!(gs.paths, ge.len() as u64);
+        assert_eq!(
+            distinct_verified(&ce),
+            nonsingular,
+            "{name}: cpu verified solutions"
+        );
+        assert_eq!(
+            distinct_verified(&ge),
+            nonsingular,
+            "{name}: cuda verified solutions"
+        );
+        assert_eq!(gs.failed, 0, "{name}: cuda failed paths");
+        let w1 = covered_cond(&ce, &ge, 1e-8).unwrap_or_else(|m| panic!("{name}: cpu→cuda: {m}"));
+        let w2 = covered_cond(&ge, &ce, 1e-8).unwrap_or_else(|m| panic!("{name}: cuda→cpu: {m}"));
+        eprintln!(
+            "{name}: largest coordinate distance {:.2e} of its tolerance",
+            w1.max(w2)
+        );
+    }
+}
+
+/// Wall-clock split of a solve: start system (mixed cells, binomial start points) until
+/// [`pathtrack::solver::Observer::total`], then tracking and post-processing.
+struct Split {
+    clock: std::time::Instant,
+    start_s: f64,
+}
+
+impl pathtrack::solver::Observer for Split {
+    fn total(&mut self, _paths: u128) {
+        self.start_s = self.clock.elapsed().as_secs_f64();
+    }
+    fn endpoint(&mut self, _e: &Endpoint) -> pathtrack::error::Result<()> {
+        Ok(())
+    }
+}
+
+/// Timing (not a check): polyhedral solves of cyclic-8, cyclic-9 and katsura-10 on the GPU
+/// (65,536 paths per round, as `pathtrack solve`) and on the CPU backend with all cores;
+/// prints the start-system seconds, the rest (tracking, endgames, post-processing; on the
+/// GPU with the kernels' NVRTC compilation) and the total. Run with `--ignored`.
+#[test]
+#[ignore]
+fn polyhedral_solve_times() {
+    let Some(mut g) = gpu() else { return };
+    let mut cpu = CpuBackend::new(0).unwrap();
+    eprintln!("system     backend  paths  nonsingular  start_s  track_s  total_s");
+    for name in ["cyclic8", "katsura10", "cyclic9"] {
+        let sys = shipped(name);
+        for gpu_side in [true, false] {
+            let mut opts = SolveOptions {
+                seed: 1,
+                start: StartKind::Polyhedral,
+                ..Default::default()
+            };
+            let b: &mut dyn Backend = if gpu_side {
+                opts.tracker.batch = pathtrack::cli::solve::CUDA_BATCH;
+                &mut g
+            } else {
+                &mut cpu
+            };
+            let mut obs = Split {
+                clock: std::time::Instant::now(),
+                start_s: 0.0,
+            };
+            let s = pathtrack::solver::solve(&sys, &opts, b, &mut obs).unwrap();
+            let total = obs.clock.elapsed().as_secs_f64();
+            eprintln!(
+                "{name:<10} {:<8} {:>5}  {:>11}  {:>7.2}  {:>7.2}  {:>7.2}",
+                s.backend,
+                s.paths,
+                s.nonsingular,
+                obs.start_s,
+                total - obs.start_s,
+                total
+            );
+        }
+        eprintln!("  cuda kernels: {}", g.kernel_report());
+    }
+}

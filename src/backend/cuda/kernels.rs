@@ -21,6 +21,8 @@ pub const MAX_NN: usize = 32;
 pub struct Kernels {
     pub log_points: CudaFunction,
     pub eval_exp: CudaFunction,
+    /// The per-point ∂h/∂τ column of the cuBLAS route for points with their own lifts.
+    pub tau_column: CudaFunction,
     pub eval_fused: CudaFunction,
     pub scale_ext: CudaFunction,
     pub gj_directions: CudaFunction,
@@ -28,6 +30,8 @@ pub struct Kernels {
     pub newton_correct: CudaFunction,
     /// The generated evaluator (absent beyond [`MAX_GEN_TERMS`] terms).
     pub eval_gen: Option<CudaFunction>,
+    /// The generated evaluator for points with their own lifts (with `eval_gen`).
+    pub eval_gen_lift: Option<CudaFunction>,
     /// Lanes per point in `gj_directions`.
     pub seg: usize,
 }
@@ -79,11 +83,20 @@ fn lit(x: f64) -> String {
 /// equation k = blockIdx.y, uniform per block, so no divergence) computes the shifted
 /// `e_c = exp((ẑ Â)_c − s_k)` of its terms and accumulates
 /// `row_j = Σ_c e_c·c_c·a_{j,c}` (j ≤ n), `Σ e_c·c_c·ω_c`, `Σ e_c·c_c` in registers.
-pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
+///
+/// `own_lifts`: kernel `eval_gen_lift(z, lifts, jac, p)` instead, for points with their own
+/// lift rows (`lifts`, p × M: the polyhedral paths): the lift `ω'_c` is read per point, the
+/// exponent is `⟨â_c, log y⟩ + τ·ω'_c` and the τ column accumulates `ω'_c·c_c·e_c`.
+pub fn eval_gen_source(layout: &crate::eval::EvalLayout, own_lifts: bool) -> String {
     let (nn, m) = (layout.nh, layout.m);
-    let nz = nn + 1;
+    // rows of Â whose entries are literals: all, or the exponents only
+    let nz = if own_lifts { nn } else { nn + 1 };
     let mut s = String::new();
-    let _ = writeln!(s, "extern \"C\" __global__ void __launch_bounds__(EV_THREADS)\neval_gen(const double2* __restrict__ z, double2* __restrict__ jac, int p) {{");
+    if own_lifts {
+        let _ = writeln!(s, "extern \"C\" __global__ void __launch_bounds__(EV_THREADS)\neval_gen_lift(const double2* __restrict__ z, const double* __restrict__ lifts, double2* __restrict__ jac, int p) {{");
+    } else {
+        let _ = writeln!(s, "extern \"C\" __global__ void __launch_bounds__(EV_THREADS)\neval_gen(const double2* __restrict__ z, double2* __restrict__ jac, int p) {{");
+    }
     let _ = writeln!(s, "    __shared__ double2 tile[EV_THREADS][W];");
     let _ = writeln!(s, "    const long i0 = (long)blockIdx.x * EV_THREADS;");
     let _ = writeln!(s, "    if (i0 + (threadIdx.x & ~31) >= p) return;");
@@ -92,6 +105,9 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
         "    const long i = (i0 + threadIdx.x < p) ? i0 + threadIdx.x : (long)p - 1;"
     );
     let _ = writeln!(s, "    double2 zz[NZ];\n#pragma unroll\n    for (int j = 0; j < NZ; ++j) zz[j] = z[i * NZ + j];");
+    if own_lifts {
+        let _ = writeln!(s, "    const double* __restrict__ lp = lifts + i * MT;");
+    }
     let _ = writeln!(s, "    double2* row = tile[threadIdx.x];");
     let _ = writeln!(s, "    switch (blockIdx.y) {{");
     for (k, b) in layout.blocks.iter().enumerate() {
@@ -108,7 +124,16 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
             e
         };
         for (q, &c) in cols.iter().enumerate() {
-            let _ = writeln!(s, "        const double r{q} = {};", dot(c, "x"));
+            if own_lifts {
+                let _ = writeln!(s, "        const double lw{q} = lp[{c}];");
+                let _ = writeln!(
+                    s,
+                    "        const double r{q} = fma(lw{q}, zz[{nn}].x, {});",
+                    dot(c, "x")
+                );
+            } else {
+                let _ = writeln!(s, "        const double r{q} = {};", dot(c, "x"));
+            }
         }
         let _ = write!(s, "        double sh = r0;");
         for q in 1..cols.len() {
@@ -118,6 +143,7 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
         // which outputs are structurally nonzero
         let mut used = vec![false; nn + 2];
         used[nn + 1] = true;
+        used[nn] |= own_lifts;
         for &c in &cols {
             for (j, u) in used.iter_mut().enumerate().take(nz) {
                 if layout.a_hat[j * m + c] != 0.0 {
@@ -133,7 +159,15 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
         for (q, &c) in cols.iter().enumerate() {
             let coeff = b.bt[q * (nn + 2) + nn + 1];
             let _ = writeln!(s, "        {{");
-            let _ = writeln!(s, "            const double im = {};", dot(c, "y"));
+            if own_lifts {
+                let _ = writeln!(
+                    s,
+                    "            const double im = fma(lw{q}, zz[{nn}].y, {});",
+                    dot(c, "y")
+                );
+            } else {
+                let _ = writeln!(s, "            const double im = {};", dot(c, "y"));
+            }
             let _ = writeln!(s, "            double sn, cs; sincos(im, &sn, &cs);");
             let _ = writeln!(s, "            const double mg = exp(r{q} - sh);");
             let _ = writeln!(
@@ -148,6 +182,9 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout) -> String {
                     // j < nn: exponent of y_j; j = nn: the lift ω (column nn of the row)
                     let _ = writeln!(s, "            acc{j}.x = fma({a}, t.x, acc{j}.x); acc{j}.y = fma({a}, t.y, acc{j}.y);", a = lit(a));
                 }
+            }
+            if own_lifts {
+                let _ = writeln!(s, "            acc{nn}.x = fma(lw{q}, t.x, acc{nn}.x); acc{nn}.y = fma(lw{q}, t.y, acc{nn}.y);");
             }
             let last = nn + 1;
             let _ = writeln!(s, "            acc{last}.x += t.x; acc{last}.y += t.y;");
@@ -182,12 +219,14 @@ pub fn build(
     let mut src = source(n, m, bstart)?;
     let generated = with_gen && m <= MAX_GEN_TERMS;
     if generated {
-        src.push_str(&eval_gen_source(layout));
+        src.push_str(&eval_gen_source(layout, false));
+        src.push_str(&eval_gen_source(layout, true));
     }
     let seg = segment(n + 1).unwrap_or(32);
     let mut names = vec![
         "log_points",
         "eval_exp",
+        "tau_column",
         "eval_fused",
         "scale_ext",
         "gj_directions",
@@ -196,18 +235,21 @@ pub fn build(
     ];
     if generated {
         names.push("eval_gen");
+        names.push("eval_gen_lift");
     }
     let mut f = crate::gpu::compile(dev, &src, "pathtrack.cu", &names)?.into_iter();
     let mut next = || f.next().expect("one function per name");
     Ok(Kernels {
         log_points: next(),
         eval_exp: next(),
+        tau_column: next(),
         eval_fused: next(),
         scale_ext: next(),
         gj_directions: next(),
         euler_predict: next(),
         newton_correct: next(),
         eval_gen: if generated { Some(next()) } else { None },
+        eval_gen_lift: if generated { Some(next()) } else { None },
         seg,
     })
 }
@@ -227,5 +269,40 @@ mod tests {
         assert_eq!(segment(9), Some(16));
         assert_eq!(segment(33), None);
         assert!(matches!(source(40, 10, &[0]), Err(Error::Usage(_))));
+    }
+
+    #[test]
+    fn generated_lift_kernel_reads_the_lifts_per_point() {
+        use num_complex::Complex64 as C64;
+        // x0 + 2·x0·x1 (lifts 0.5, 0) and x1² − 3 (lifts 0, 1)
+        let h = crate::homotopy::Homotopy::from_affine_terms(
+            2,
+            vec![
+                vec![
+                    (C64::new(1.0, 0.0), vec![1, 0], 0.5),
+                    (C64::new(2.0, 0.0), vec![1, 1], 0.0),
+                ],
+                vec![
+                    (C64::new(1.0, 0.0), vec![0, 2], 0.0),
+                    (C64::new(-3.0, 0.0), vec![0, 0], 1.0),
+                ],
+            ],
+        );
+        let layout = crate::eval::EvalLayout::new(&h);
+        let shared = eval_gen_source(&layout, false);
+        let own = eval_gen_source(&layout, true);
+        assert!(shared.contains("eval_gen(") && !shared.contains("lp["));
+        assert!(own.contains("eval_gen_lift(") && own.contains("lifts + i * MT"));
+        // one lift read per term, used in both exponent parts and the τ column
+        for c in 0..4 {
+            assert!(own.contains(&format!("lp[{c}]")), "term {c}");
+        }
+        // τ = zz[3] enters each term's exponent once, through its lift read
+        assert_eq!(own.matches("zz[3].x").count(), 4);
+        assert_eq!(own.matches("zz[3].y").count(), 4);
+        assert_eq!(own.matches("fma(lw1, zz[3].x").count(), 2);
+        // the shared kernel has the lift 0.5 of term 0 as a literal in the τ column
+        assert!(shared.contains("acc3.x = fma((5e-1)"));
+        assert!(!own.contains("(5e-1)"));
     }
 }

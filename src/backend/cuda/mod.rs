@@ -10,6 +10,12 @@
 //! 4. `diag(e^{−z}, 1, 1)`, the row equilibration and the unified Euler/Newton solve in one
 //!    batched Gauss–Jordan kernel (`gj_directions`, one warp segment per point).
 //!
+//! Polyhedral paths: points in log mode (`Points::log_mode`, given as `z = log y`) skip the
+//! `log` and the `e^{−z}` scaling and get the last row `e_nᵀ`; points with their own lifts
+//! (`Points::lifts`, p × M, uploaded per chunk) use them in the exponent row of `exp(ẐÂ)`
+//! and in the ∂h/∂τ column, which is then formed per point (in the fused and generated
+//! kernels, or by kernel `tau_column` after the cuBLAS products). One batch may mix modes.
+//!
 //! Sizes are compile-time constants of the NVRTC module built in
 //! [`Backend::set_homotopy`]. Batches larger than the device memory holds are cut into
 //! chunks sized from free memory; an allocation failure halves the chunk and retries.
@@ -75,9 +81,9 @@ impl Loaded {
     fn ext_len(&self) -> usize {
         self.n * self.w()
     }
-    /// Device bytes per resident point (all buffers of [`Buffers`]).
+    /// Device bytes per resident point (all buffers of [`Buffers`], lifts included).
     fn bytes_per_point(&self) -> usize {
-        16 * (4 * self.nn + 2 + self.nz() + self.m + self.ext_len()) + 8
+        16 * (4 * self.nn + 2 + self.nz() + self.m + self.ext_len()) + 8 * self.m + 9
     }
 }
 
@@ -94,6 +100,11 @@ pub(crate) struct Buffers {
     cond: DBuf,
     y1: DBuf,
     tau1: DBuf,
+    /// Per-point log-mode flags (one byte each).
+    logm: DBuf,
+    /// Per-point lifts, `cap × M` (one entry when allocated without them).
+    lifts: DBuf,
+    has_lifts: bool,
 }
 
 pub struct CudaBackend {
@@ -197,18 +208,19 @@ impl CudaBackend {
         Ok(c)
     }
 
-    /// Makes the buffers hold at least `want` points; on an allocation failure halves the
-    /// request (down to 1) and returns the capacity obtained.
-    fn ensure(&mut self, want: usize) -> Result<usize> {
+    /// Makes the buffers hold at least `want` points (and their lift rows when `lifts`);
+    /// on an allocation failure halves the request (down to 1) and returns the capacity
+    /// obtained.
+    fn ensure(&mut self, want: usize, lifts: bool) -> Result<usize> {
         if let Some(b) = &self.bufs {
-            if b.cap >= want {
+            if b.cap >= want && (b.has_lifts || !lifts) {
                 return Ok(want);
             }
         }
         self.bufs = None;
         let mut cap = want;
         loop {
-            match self.alloc_buffers(cap) {
+            match self.alloc_buffers(cap, lifts) {
                 Ok(b) => {
                     self.bufs = Some(b);
                     return Ok(cap);
@@ -225,7 +237,7 @@ impl CudaBackend {
         }
     }
 
-    fn alloc_buffers(&self, cap: usize) -> Result<Buffers> {
+    fn alloc_buffers(&self, cap: usize, lifts: bool) -> Result<Buffers> {
         let l = self.loaded()?;
         let d = &self.dev;
         Ok(Buffers {
@@ -244,6 +256,9 @@ impl CudaBackend {
             cond: d.alloc::<f64>(cap)?,
             y1: d.alloc::<C64>(cap * l.nn)?,
             tau1: d.alloc::<C64>(cap)?,
+            logm: d.alloc::<u8>(cap)?,
+            lifts: d.alloc::<f64>(if lifts { cap * l.m } else { 1 })?,
+            has_lifts: lifts,
         })
     }
 
@@ -252,6 +267,7 @@ impl CudaBackend {
         if let Some(b) = &self.bufs {
             for buf in [
                 &b.y, &b.tau, &b.z, &b.e, &b.jac, &b.euler, &b.newton, &b.cond, &b.y1, &b.tau1,
+                &b.logm, &b.lifts,
             ] {
                 self.dev.fill_bytes(buf, 0xff)?;
             }
@@ -261,15 +277,28 @@ impl CudaBackend {
     }
 
     /// Queues the extended Jacobians (before the `diag(e^{−z})` scaling) of `p` points at
-    /// device addresses `y`, `tau` into `jac`, with scratch `z` and `e`.
-    fn queue_eval(&self, p: usize, y: u64, tau: u64, z: u64, e: u64, jac: u64) -> Result<()> {
+    /// device addresses `y`, `tau` into `jac`, with scratch `z` and `e`. `pk` says which
+    /// points are in log mode and which lifts they carry (device addresses, 0 for none).
+    #[allow(clippy::too_many_arguments)]
+    fn queue_eval(
+        &self,
+        p: usize,
+        y: u64,
+        tau: u64,
+        pk: PointKinds,
+        z: u64,
+        e: u64,
+        jac: u64,
+    ) -> Result<()> {
         let l = self.loaded()?;
         let s = &self.dev.stream;
         let pi = i32_of(p)?;
+        let (logm, lifts) = (pk.logm, pk.lifts);
         unsafe {
             s.launch_builder(&l.k.log_points)
                 .arg(&y)
                 .arg(&tau)
+                .arg(&logm)
                 .arg(&z)
                 .arg(&pi)
                 .launch(grid1(p * l.nz()))
@@ -292,6 +321,16 @@ impl CudaBackend {
             (m, _) => m,
         };
         match method {
+            EvalMethod::Generated if lifts != 0 => unsafe {
+                s.launch_builder(l.k.eval_gen_lift.as_ref().unwrap())
+                    .arg(&z)
+                    .arg(&lifts)
+                    .arg(&jac)
+                    .arg(&pi)
+                    .launch(cfg64)
+            }
+            .map(|_| ())
+            .map_err(|e| cuda_err("cuLaunchKernel(eval_gen_lift)", e))?,
             EvalMethod::Generated => unsafe {
                 s.launch_builder(l.k.eval_gen.as_ref().unwrap())
                     .arg(&z)
@@ -306,6 +345,7 @@ impl CudaBackend {
                     .arg(&z)
                     .arg(&ahat)
                     .arg(&bt)
+                    .arg(&lifts)
                     .arg(&jac)
                     .arg(&pi)
                     .launch(cfg64)
@@ -317,6 +357,7 @@ impl CudaBackend {
                     s.launch_builder(&l.k.eval_exp)
                         .arg(&z)
                         .arg(&ahat)
+                        .arg(&lifts)
                         .arg(&e)
                         .arg(&pi)
                         .launch(cfg2)
@@ -346,6 +387,18 @@ impl CudaBackend {
                         )?;
                     }
                 }
+                if lifts != 0 {
+                    unsafe {
+                        s.launch_builder(&l.k.tau_column)
+                            .arg(&e)
+                            .arg(&bt)
+                            .arg(&lifts)
+                            .arg(&jac)
+                            .arg(&pi)
+                            .launch(cfg2)
+                    }
+                    .map_err(|e| cuda_err("cuLaunchKernel(tau_column)", e))?;
+                }
             }
         }
         Ok(())
@@ -359,6 +412,7 @@ impl CudaBackend {
         p: usize,
         y: u64,
         tau: u64,
+        pk: PointKinds,
         euler: u64,
         newton: u64,
         cond: u64,
@@ -367,16 +421,19 @@ impl CudaBackend {
             .bufs
             .as_ref()
             .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
-        self.queue_eval(p, y, tau, b.z.ptr, b.e.ptr, b.jac.ptr)?;
-        self.queue_gj(p, b.jac.ptr, y, euler, newton, cond)
+        self.queue_eval(p, y, tau, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+        self.queue_gj(p, b.jac.ptr, y, pk.logm, euler, newton, cond)
     }
 
-    /// Queues the Gauss–Jordan direction solve on extended Jacobians at `jac`.
+    /// Queues the Gauss–Jordan direction solve on extended Jacobians at `jac` (`logm`:
+    /// per-point log-mode flags, 0 for none).
+    #[allow(clippy::too_many_arguments)]
     fn queue_gj(
         &self,
         p: usize,
         jac: u64,
         y: u64,
+        logm: u64,
         euler: u64,
         newton: u64,
         cond: u64,
@@ -389,6 +446,7 @@ impl CudaBackend {
                 .launch_builder(&l.k.gj_directions)
                 .arg(&jac)
                 .arg(&y)
+                .arg(&logm)
                 .arg(&euler)
                 .arg(&newton)
                 .arg(&cond)
@@ -491,28 +549,28 @@ impl Backend for CudaBackend {
     }
 
     fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()> {
-        projective_only(pts)?;
         let (ys, taus) = (pts.ys, pts.taus);
         let el = self.loaded()?.ext_len();
         self.check_sizes(ys, taus, el, out.len())?;
+        self.check_kinds(pts)?;
         let (nn, n) = (self.loaded()?.nn, self.loaded()?.n);
         let p = taus.len();
         let mut done = 0;
         while done < p {
             let want = self.chunk_for(p - done)?;
-            let q = self.ensure(want)?;
+            let q = self.ensure(want, pts.lifts.is_some())?;
             self.dev.bind()?;
+            let pk = self.upload_points(pts, done, q)?;
             let b = self.bufs.as_ref().unwrap();
-            self.dev.htod(&b.y, &ys[done * nn..(done + q) * nn])?;
-            self.dev.htod(&b.tau, &taus[done..done + q])?;
-            self.queue_eval(q, b.y.ptr, b.tau.ptr, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+            self.queue_eval(q, b.y.ptr, b.tau.ptr, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
             let l = self.loaded()?;
-            let (pi, y, jac) = (i32_of(q)?, b.y.ptr, b.jac.ptr);
+            let (pi, y, jac, logm) = (i32_of(q)?, b.y.ptr, b.jac.ptr, pk.logm);
             unsafe {
                 self.dev
                     .stream
                     .launch_builder(&l.k.scale_ext)
                     .arg(&y)
+                    .arg(&logm)
                     .arg(&jac)
                     .arg(&pi)
                     .launch(grid1(q * n * nn))
@@ -526,10 +584,10 @@ impl Backend for CudaBackend {
     }
 
     fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
-        projective_only(pts)?;
         let (ys, taus) = (pts.ys, pts.taus);
         let nn = self.loaded()?.nn;
         self.check_sizes(ys, taus, nn, out.euler.len())?;
+        self.check_kinds(pts)?;
         let p = taus.len();
         if out.newton.len() != p * nn || out.cond.len() != p {
             return Err(Error::Internal("CUDA backend: output sizes".into()));
@@ -537,12 +595,19 @@ impl Backend for CudaBackend {
         let mut done = 0;
         while done < p {
             let want = self.chunk_for(p - done)?;
-            let q = self.ensure(want)?;
+            let q = self.ensure(want, pts.lifts.is_some())?;
             self.dev.bind()?;
+            let pk = self.upload_points(pts, done, q)?;
             let b = self.bufs.as_ref().unwrap();
-            self.dev.htod(&b.y, &ys[done * nn..(done + q) * nn])?;
-            self.dev.htod(&b.tau, &taus[done..done + q])?;
-            self.queue_directions(q, b.y.ptr, b.tau.ptr, b.euler.ptr, b.newton.ptr, b.cond.ptr)?;
+            self.queue_directions(
+                q,
+                b.y.ptr,
+                b.tau.ptr,
+                pk,
+                b.euler.ptr,
+                b.newton.ptr,
+                b.cond.ptr,
+            )?;
             self.dev
                 .dtoh(&mut out.euler[done * nn..(done + q) * nn], &b.euler)?;
             self.dev
@@ -554,14 +619,60 @@ impl Backend for CudaBackend {
     }
 }
 
-/// The kernels evaluate projective points with the homotopy's own lifts; points in log
-/// coordinates or with per-cell lifts (the polyhedral start) are not supported on the
-/// device yet.
-fn projective_only(pts: &Points<'_>) -> Result<()> {
-    if pts.lifts.is_some() || pts.log_mode.is_some_and(|m| m.iter().any(|&l| l)) {
-        return Err(Error::Usage(
-            "the CUDA backend does not track polyhedral paths yet (per-cell lifts, log coordinates): use --start total-degree or --start mhom on the GPU, or --backend cpu".into(),
-        ));
+/// Device addresses of the per-point kind data of a chunk: log-mode flags and lift rows
+/// (0: none, every point projective / with the homotopy's lifts).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PointKinds {
+    logm: u64,
+    lifts: u64,
+}
+
+impl CudaBackend {
+    /// `log_mode` has one flag and `lifts` one row of M per point.
+    fn check_kinds(&self, pts: &Points<'_>) -> Result<()> {
+        let (p, m) = (pts.taus.len(), self.loaded()?.m);
+        if let Some(lm) = pts.log_mode {
+            if lm.len() != p {
+                return Err(Error::Internal(format!(
+                    "CUDA backend: {} log-mode flags for {p} points",
+                    lm.len()
+                )));
+            }
+        }
+        if let Some(l) = pts.lifts {
+            if l.len() != p * m {
+                return Err(Error::Internal(format!(
+                    "CUDA backend: {} lifts for {p} points of {m} terms",
+                    l.len()
+                )));
+            }
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Uploads points `done .. done + q` (coordinates, τ, log-mode flags where any is set,
+    /// lift rows where given) into the buffers.
+    fn upload_points(&self, pts: &Points<'_>, done: usize, q: usize) -> Result<PointKinds> {
+        let l = self.loaded()?;
+        let (nn, m) = (l.nn, l.m);
+        let b = self
+            .bufs
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
+        self.dev.htod(&b.y, &pts.ys[done * nn..(done + q) * nn])?;
+        self.dev.htod(&b.tau, &pts.taus[done..done + q])?;
+        let mut pk = PointKinds::default();
+        if let Some(lm) = pts.log_mode.map(|lm| &lm[done..done + q]) {
+            if lm.iter().any(|&v| v) {
+                // a bool is one byte, 0 or 1: the kernels read it as unsigned char
+                self.dev.htod(&b.logm, lm)?;
+                pk.logm = b.logm.ptr;
+            }
+        }
+        if let Some(lifts) = pts.lifts {
+            self.dev.htod(&b.lifts, &lifts[done * m..(done + q) * m])?;
+            pk.lifts = b.lifts.ptr;
+        }
+        Ok(pk)
+    }
 }

@@ -5,7 +5,7 @@
 //! warm-up; optionally one step is captured as a CUDA graph and replayed (fewer launch gaps
 //! at small p). Batches beyond the device memory are cut into chunks timed one after another.
 
-use super::{grid1, i32_of, CudaBackend};
+use super::{grid1, i32_of, CudaBackend, PointKinds};
 use crate::error::{Error, Result};
 use crate::gpu::device::{cuda_err, Timer};
 use cudarc::driver::{sys as dsys, PushKernelArg};
@@ -42,7 +42,7 @@ impl CudaBackend {
         let pi = i32_of(q)?;
         let (y, tau, y1, tau1) = (b.y.ptr, b.tau.ptr, b.y1.ptr, b.tau1.ptr);
         let (eu, ne, co) = (b.euler.ptr, b.newton.ptr, b.cond.ptr);
-        self.queue_directions(q, y, tau, eu, ne, co)?;
+        self.queue_directions(q, y, tau, PointKinds::default(), eu, ne, co)?;
         unsafe {
             s.launch_builder(&l.k.euler_predict)
                 .arg(&y)
@@ -55,7 +55,7 @@ impl CudaBackend {
                 .launch(grid1(q * l.nn))
         }
         .map_err(|e| cuda_err("cuLaunchKernel(euler_predict)", e))?;
-        self.queue_directions(q, y1, tau1, eu, ne, co)?;
+        self.queue_directions(q, y1, tau1, PointKinds::default(), eu, ne, co)?;
         unsafe {
             s.launch_builder(&l.k.newton_correct)
                 .arg(&y1)
@@ -87,7 +87,7 @@ impl CudaBackend {
         let (mut eval_ms, mut gj_ms) = (0.0, 0.0);
         while done < p {
             let want = self.chunk_for(p - done)?;
-            let q = self.ensure(want)?;
+            let q = self.ensure(want, false)?;
             // random unit start points at τ = −2
             let mut ys = vec![C64::new(0.0, 0.0); q * nn];
             for i in 0..q {
@@ -137,7 +137,15 @@ impl CudaBackend {
                 let b = self.bufs.as_ref().unwrap();
                 timer.start(&self.dev)?;
                 for _ in 0..10 {
-                    self.queue_eval(q, b.y.ptr, b.tau.ptr, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+                    self.queue_eval(
+                        q,
+                        b.y.ptr,
+                        b.tau.ptr,
+                        PointKinds::default(),
+                        b.z.ptr,
+                        b.e.ptr,
+                        b.jac.ptr,
+                    )?;
                 }
                 eval_ms = timer.stop_ms(&self.dev)? / 10.0;
                 timer.start(&self.dev)?;
@@ -146,6 +154,7 @@ impl CudaBackend {
                         q,
                         b.jac.ptr,
                         b.y1.ptr,
+                        0,
                         b.euler.ptr,
                         b.newton.ptr,
                         b.cond.ptr,
