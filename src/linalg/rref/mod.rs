@@ -5,6 +5,8 @@
 
 pub mod bench;
 pub mod cuda;
+pub mod cuda_gen;
+pub mod cuda_lu;
 pub mod dense;
 pub mod echelon;
 pub mod field;
