@@ -154,7 +154,7 @@ __device__ void search_block(const T* __restrict__ X, u64 stride, u64 off,
 
 // ---------------------------------------------------------------- column by column
 
-extern "C" __global__ void g_col_search(const T* __restrict__ A, const u8* __restrict__ state,
+extern "C" __global__ void __launch_bounds__(SEARCH_THREADS) g_col_search(const T* __restrict__ A, const u8* __restrict__ state,
                                         u32 m, u32 ncols, u32 c, double tol, u32* ctl) {
     search_block(A, ncols, c, state, m, tol, ctl);
 }
@@ -236,7 +236,7 @@ extern "C" __global__ void g_panel_gather(const T* __restrict__ A, T* __restrict
     Q[(u64)j * m + r] = A[(u64)r * ncols + c0 + j];
 }
 
-extern "C" __global__ void g_panel_search(const T* __restrict__ Q, const u8* __restrict__ state,
+extern "C" __global__ void __launch_bounds__(SEARCH_THREADS) g_panel_search(const T* __restrict__ Q, const u8* __restrict__ state,
                                           u32 m, u32 j, double tol, u32* ctl) {
     search_block(Q, 1, (u64)j * m, state, m, tol, ctl);
 }
