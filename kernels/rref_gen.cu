@@ -15,7 +15,7 @@
 // inverse of the current pivot value (in Montgomery form for ZP64).
 //
 // Pivot rule, as the CPU engine: over Z/p the candidate of smallest row index with a
-// non-zero entry; over floats the candidate of largest magnitude (|x|, hypot for complex)
+// non-zero entry; over floats the candidate of largest magnitude (|x|; `cabs` for complex)
 // above the tolerance `tol`, ties to the smallest row index.
 
 typedef unsigned int u32;
@@ -77,7 +77,16 @@ __device__ __forceinline__ T t_zero() { return make_double2(0.0, 0.0); }
 __device__ __forceinline__ T t_one() { return make_double2(1.0, 0.0); }
 __device__ __forceinline__ bool t_is_zero(T a) { return a.x == 0.0 && a.y == 0.0; }
 __device__ __forceinline__ T t_sub(T a, T b) { return make_double2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ double t_mag(T a) { return hypot(a.x, a.y); }
+// |a| exactly as the CPU's `field::cabs`: m·√(1 + (s/m)²), correctly rounded operations in
+// the same order (no contraction), so pivot ties break identically.
+__device__ __forceinline__ double t_mag(T a) {
+    double u = fabs(a.x), v = fabs(a.y);
+    double m = u >= v ? u : v, s = u >= v ? v : u;
+    if (!(m > 0.0)) return m + s;
+    if (isinf(m)) return m;
+    double r = __ddiv_rn(s, m);
+    return __dmul_rn(m, __dsqrt_rn(__dadd_rn(1.0, __dmul_rn(r, r))));
+}
 __device__ __forceinline__ T t_pre(T a) { return a; }
 __device__ __forceinline__ T t_mulpre(T m, T x) {
     return make_double2(m.x * x.x - m.y * x.y, m.x * x.y + m.y * x.x);
