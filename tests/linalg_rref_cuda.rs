@@ -672,12 +672,16 @@ fn floats_random_shapes_match_cpu() {
     check_float(&mut g, &F64, &a, &opt, 1e-8, "badly scaled rows");
     let mut a = random_over(&mut rng, &F64, 20, 20, 20, &mut unit_f64);
     let small = random_over(&mut rng, &F64, 20, 20, 20, &mut unit_f64);
-    let low = random_over(&mut rng, &F64, 20, 20, 12, &mut unit_f64);
+    // Rank exactly 12 plus a 1e-10 perturbation (no zeroed rows: row scaling would blow a
+    // perturbation-only row up to full size).
+    let x = Matrix::from_fn(20, 12, |_, _| unit_f64(&mut rng));
+    let y = Matrix::from_fn(12, 20, |_, _| unit_f64(&mut rng));
+    let low = x.mul(&F64, &y);
     for k in 0..400 {
-        a.data[k] = low.data[k] + 1e-7 * small.data[k];
+        a.data[k] = low.data[k] + 1e-10 * small.data[k];
     }
     let tol = EchelonOptions {
-        tolerance: Tolerance::Absolute(1e-4),
+        tolerance: Tolerance::Absolute(1e-6),
         ..Default::default()
     };
     let cpu = check_float(&mut g, &F64, &a, &tol, 1e-8, "absolute tolerance");
