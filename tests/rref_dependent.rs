@@ -133,3 +133,34 @@ fn laurent_and_zero_equations() {
     };
     assert_eq!(dependent_equations(&s2, 9), vec![1]);
 }
+
+#[test]
+fn solve_prints_the_warning_and_goes_on() {
+    let bin = env!("CARGO_BIN_EXE_pathtrack");
+    let dir = std::env::temp_dir().join(format!("rref_dep_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dup = dir.join("dup.yaml");
+    std::fs::write(
+        &dup,
+        "name: dup\nvariables: [x, y]\nequations:\n  - \"x^2 + y - 1\"\n  - \"2*x^2 + 2*y - 2\"\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["solve", dup.to_str().unwrap(), "--backend", "cpu", "-q"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.lines().any(|l| l == "warning: equation 2 depends on the others (Jacobian rank 1 < 2 at a random point): the system is not generically square; isolated solutions may be missing"),
+        "{err}"
+    );
+    let fine = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/katsura3.yaml");
+    let out = std::process::Command::new(bin)
+        .args(["solve", fine, "--backend", "cpu", "-q"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning: equation"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -791,7 +791,7 @@ fn f64_update_avx2(target: &mut [f64], mults: &[f64], panel: &[f64], stride: usi
 pub fn cabs(re: f64, im: f64) -> f64 {
     let (a, b) = (re.abs(), im.abs());
     let (m, s) = if a >= b { (a, b) } else { (b, a) };
-    if !(m > 0.0) {
+    if m.is_nan() || m == 0.0 {
         return m + s; // 0, or NaN
     }
     if m == f64::INFINITY {
