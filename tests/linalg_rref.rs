@@ -840,7 +840,7 @@ fn cli_rref_on_small_file() {
             assert!((got.get(i, j) - q[i][j].to_f64().unwrap()).abs() < 1e-12);
         }
     }
-    // Errors: CUDA backend, real input with --prime, a missing file, a composite prime.
+    // Errors: --tol with --prime (CUDA backend), real input with --prime, a missing file, a composite prime.
     let real = dir.join("real.mtx");
     std::fs::write(
         &real,
@@ -849,8 +849,16 @@ fn cli_rref_on_small_file() {
     .unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            vec![file.into(), "--backend".into(), "cuda".into()],
-            "--backend cuda needs --prime",
+            vec![
+                file.into(),
+                "--backend".into(),
+                "cuda".into(),
+                "--prime".into(),
+                "7".into(),
+                "--tol".into(),
+                "0.1".into(),
+            ],
+            "floats only",
         ),
         (
             vec![real.to_str().unwrap().into(), "--prime".into(), "7".into()],

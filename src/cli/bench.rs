@@ -47,6 +47,10 @@ pub enum BenchWhat {
         reps: usize,
         #[arg(long, default_value_t = 0)]
         device: usize,
+        /// Element type: `zp` (mod --prime; u64 words from 2^31), `f64` or `c64` (random
+        /// entries in [-1, 1); with `--backend cuda`, f64 is timed beside cuSOLVER getrf).
+        #[arg(long, value_enum, default_value = "zp")]
+        field: super::rref::RrefField,
     },
     /// Permanents of dense random matrices (see docs/permanent.md): complex on the CPU;
     /// real uniform [0, 1) on the GPU (`--backend cuda`, beside SUperman's H200 times).
@@ -142,7 +146,8 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             algo,
             reps,
             device,
-        } => super::rref::bench(n, *prime, *backend, algo, *reps, *device).map(|_| 0),
+            field,
+        } => super::rref::bench(n, *prime, *backend, algo, *reps, *device, *field).map(|_| 0),
         BenchWhat::Perm {
             n,
             threads,

@@ -156,41 +156,86 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
     }
 }
 
-/// `--backend cuda`: Z/p with p < 2^31 only; `seconds` is the GPU call's wall time
-/// (upload, elimination, download; without NVRTC compilation and file I/O).
+/// `--backend cuda`: Z/p (u32 words below 2^31, u64 words below 2^63), f64 and complex
+/// f64; `seconds` is the GPU call's wall time (upload, elimination, download; without NVRTC
+/// compilation and file I/O).
 fn run_cuda(a: &RrefArgs) -> Result<i32> {
-    let p = match a.prime {
-        Some(p) if p < 1 << 31 => p as u32,
-        Some(p) => {
-            return Err(Error::Usage(format!(
-                "--backend cuda: --prime {p} is not below 2^31 (only u32 words on the GPU; use --backend cpu)"
-            )))
-        }
-        None => {
+    let mut opt = EchelonOptions::default();
+    if let Some(t) = a.tol {
+        if a.prime.is_some() {
             return Err(Error::Usage(
-                "--backend cuda needs --prime P (P < 2^31): floats run on the CPU only".into(),
-            ))
+                "--tol applies to floats only, not with --prime".into(),
+            ));
         }
-    };
-    if a.tol.is_some() {
-        return Err(Error::Usage(
-            "--tol applies to floats only, not with --prime".into(),
-        ));
+        if !(t >= 0.0 && t.is_finite()) {
+            return Err(Error::Usage(format!(
+                "--tol {t}: must be a finite non-negative number"
+            )));
+        }
+        opt.tolerance = Tolerance::Absolute(t);
     }
-    let f = Zp32::new(p).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
+    let prime32 = match a.prime {
+        Some(p) if p < 1 << 31 => {
+            Some(Zp32::new(p as u32).map_err(|e| Error::Usage(format!("--prime: {e}")))?)
+        }
+        _ => None,
+    };
+    let prime64 = match a.prime {
+        Some(p) if p >= 1 << 31 => {
+            Some(Zp64::new(p).map_err(|e| Error::Usage(format!("--prime: {e}")))?)
+        }
+        _ => None,
+    };
     let data = mtx::read(&a.file)?;
-    let m = data.to_zp32(&f)?;
     let mut g = CudaRref::new(a.device)?;
-    let (r, e, t) = g.rref_zp32(&f, &m, a.algo)?;
-    finish(
-        a,
-        &r,
-        &e.pivots,
-        t.total,
-        "integer",
-        &format!("RREF over Z/{p} (GPU: {})", g.device_description()),
-        |x| x.to_string(),
-    )
+    let dev = g.device_description();
+    if let Some(f) = prime32 {
+        let m = data.to_zp32(&f)?;
+        let (r, e, t) = g.rref_zp32(&f, &m, a.algo)?;
+        let p = f.prime();
+        return finish(
+            a,
+            &r,
+            &e.pivots,
+            t.total,
+            "integer",
+            &format!("RREF over Z/{p} (GPU: {dev})"),
+            |x| x.to_string(),
+        );
+    }
+    if let Some(f) = prime64 {
+        let mut m = data.to_zp64(&f)?;
+        let (e, t) = g.echelonize_gpu(&f, &mut m, &opt, a.algo)?;
+        let p = f.prime();
+        return finish(
+            a,
+            &m,
+            &e.pivots,
+            t.total,
+            "integer",
+            &format!("RREF over Z/{p} (GPU: {dev})"),
+            |x| x.to_string(),
+        );
+    }
+    if data.field == mtx::MtxField::Complex {
+        let mut m = data.to_c64();
+        let (e, t) = g.echelonize_gpu(&C64, &mut m, &opt, a.algo)?;
+        let c = format!(
+            "RREF over complex f64, zero tolerance {:e} (GPU: {dev})",
+            e.tolerance
+        );
+        finish(a, &m, &e.pivots, t.total, "complex", &c, |z| {
+            format!("{} {}", mtx::fmt_f64(z.re), mtx::fmt_f64(z.im))
+        })
+    } else {
+        let mut m = data.to_f64()?;
+        let (e, t) = g.echelonize_gpu(&F64, &mut m, &opt, a.algo)?;
+        let c = format!(
+            "RREF over f64, zero tolerance {:e} (GPU: {dev})",
+            e.tolerance
+        );
+        finish(a, &m, &e.pivots, t.total, "real", &c, mtx::fmt_f64)
+    }
 }
 
 /// Echelonizes `m` in place and measures the seconds it took.
@@ -213,17 +258,197 @@ pub fn bench(
     algos: &[GpuAlgo],
     reps: usize,
     device: usize,
+    field: RrefField,
 ) -> Result<()> {
-    match backend {
-        RrefBackend::Cpu => {
+    match (backend, field) {
+        (RrefBackend::Cuda, RrefField::F64 | RrefField::C64) => {
+            bench_cuda_float(ns, field, algos, reps, device)
+        }
+        (RrefBackend::Cuda, RrefField::Zp) if prime >= 1 << 31 => {
+            bench_cuda_zp64(ns, prime, reps, device)
+        }
+        (RrefBackend::Cpu, RrefField::F64 | RrefField::C64) => Err(Error::Usage(
+            "bench rref: --field f64/c64 is timed on the GPU (--backend cuda); the CPU table is over Z/p".into(),
+        )),
+        (RrefBackend::Cpu, _) => {
             for &n in ns {
                 crate::linalg::rref::bench::run(n, prime)
                     .map_err(|e| Error::Usage(format!("--prime: {e}")))?;
             }
             Ok(())
         }
-        RrefBackend::Cuda => bench_cuda(ns, prime, algos, reps, device),
+        (RrefBackend::Cuda, _) => bench_cuda(ns, prime, algos, reps, device),
     }
+}
+
+/// Element type of `pathtrack bench rref`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RrefField {
+    Zp,
+    F64,
+    C64,
+}
+
+/// GPU table for floats: per n the median over `reps` runs of our RREF (elimination time
+/// and whole call) of a random n × n matrix with entries uniform in [−1, 1) (seed n), its
+/// rank and `log |det|` from the pivot values and row scales and, for f64, cuSOLVER
+/// `getrf` of the same matrix on the same device (median time, and the difference of the
+/// two `log |det|`, the second from U's diagonal). `RREF_PANEL=b` fixes the panel width.
+pub fn bench_cuda_float(
+    ns: &[usize],
+    field: RrefField,
+    algos: &[GpuAlgo],
+    reps: usize,
+    device: usize,
+) -> Result<()> {
+    use num_complex::Complex64;
+    use rand::{Rng, SeedableRng};
+    let mut g = CudaRref::new(device)?;
+    if let Some(b) = std::env::var("RREF_PANEL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        g.panel = b;
+    }
+    println!(
+        "# pathtrack bench rref --backend cuda --field {field:?}, blocked panel {}, on {}",
+        if g.panel == 0 {
+            "auto (64 below n = 15000, else 128)".to_string()
+        } else {
+            g.auto_panel(0).to_string()
+        },
+        g.device_description()
+    );
+    // Warm-up: compilation, module load, cuBLAS initialization.
+    for algo in [GpuAlgo::Columns, GpuAlgo::Blocked] {
+        let w = Matrix::from_fn(200, 200, |i, j| {
+            ((i * 7 + j * 3) % 11) as f64 + (i == j) as u8 as f64 * 20.0
+        });
+        g.rref_gpu(&F64, &w, algo)?;
+        let wc = Matrix::from_fn(200, 200, |i, j| Complex64::new(w.get(i, j), 1.0));
+        g.rref_gpu(&C64, &wc, algo)?;
+    }
+    println!(
+        "{:>6} {:>8} {:>11} {:>11} {:>6} {:>16} {:>11} {:>10} {:>8}",
+        "n", "algo", "compute_s", "total_s", "rank", "log|det|", "getrf_s", "|dlogdet|", "ratio"
+    );
+    for &n in ns {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n as u64);
+        let a = Matrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0f64));
+        let ac = Matrix::from_fn(n, n, |i, j| {
+            Complex64::new(a.get(i, j), rng.random_range(-1.0..1.0f64))
+        });
+        // log Π (row scales) = log |det_scale|, without overflow.
+        let log_scale: f64 = (0..n)
+            .map(|i| {
+                let mx = (0..n).fold(0.0f64, |m, j| {
+                    m.max(if field == RrefField::F64 {
+                        a.get(i, j).abs()
+                    } else {
+                        C64.magnitude(ac.get(i, j))
+                    })
+                });
+                mx.ln()
+            })
+            .sum();
+        let lu = if field == RrefField::F64 {
+            match g.getrf_f64(&a, reps) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    println!("# cuSOLVER getrf unavailable: {e}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        for &algo in algos {
+            let (mut comp, mut tot) = (vec![], vec![]);
+            let mut name = "";
+            let (mut rank, mut logdet) = (0usize, 0.0f64);
+            for rep in 0..reps.max(1) {
+                let (t, e_rank, ld) = if field == RrefField::F64 {
+                    let (_, e, t) = g.rref_gpu(&F64, &a, algo)?;
+                    let ld: f64 = e.pivot_values.iter().map(|x| x.abs().ln()).sum();
+                    (t, e.rank, ld)
+                } else {
+                    let (_, e, t) = g.rref_gpu(&C64, &ac, algo)?;
+                    let ld: f64 = e.pivot_values.iter().map(|x| x.norm().ln()).sum();
+                    (t, e.rank, ld)
+                };
+                name = if t.blocked { "blocked" } else { "columns" };
+                comp.push(t.compute);
+                tot.push(t.total);
+                if rep == 0 {
+                    rank = e_rank;
+                    logdet = ld + log_scale;
+                }
+            }
+            let (c, t) = (median(&mut comp), median(&mut tot));
+            let (ls, dl, ratio) = match &lu {
+                Some(l) => (
+                    format!("{:.4}", l.seconds),
+                    format!("{:.1e}", (logdet - l.log_abs_det).abs()),
+                    format!("{:.1}", c / l.seconds),
+                ),
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            println!(
+                "{:>6} {:>8} {:>11.4} {:>11.4} {:>6} {:>16.6} {:>11} {:>10} {:>8}",
+                n, name, c, t, rank, logdet, ls, dl, ratio
+            );
+        }
+    }
+    Ok(())
+}
+
+/// GPU table for Z/p in u64 words (p ≥ 2^31): median over `reps` of the column-by-column
+/// RREF of a random n × n matrix mod p, checked to be the identity.
+pub fn bench_cuda_zp64(ns: &[usize], prime: u64, reps: usize, device: usize) -> Result<()> {
+    use rand::{Rng, SeedableRng};
+    let f = Zp64::new(prime).map_err(|e| Error::Usage(format!("--prime: {e}")))?;
+    let mut g = CudaRref::new(device)?;
+    println!(
+        "# pathtrack bench rref --backend cuda, p = {prime} (u64 words, columns), on {}",
+        g.device_description()
+    );
+    let w = Matrix::from_fn(100, 100, |i, j| ((i * 5 + j) % 13) as u64);
+    g.rref_gpu(&f, &w, GpuAlgo::Columns)?;
+    println!(
+        "{:>6} {:>11} {:>11} {:>10}",
+        "n", "compute_s", "total_s", "result"
+    );
+    for &n in ns {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n as u64);
+        let a = Matrix::from_fn(n, n, |_, _| rng.random_range(0..prime));
+        let (mut comp, mut tot) = (vec![], vec![]);
+        let mut result = String::new();
+        for rep in 0..reps.max(1) {
+            let (r, e, t) = g.rref_gpu(&f, &a, GpuAlgo::Columns)?;
+            comp.push(t.compute);
+            tot.push(t.total);
+            if rep == 0 {
+                let ident = e.rank == n
+                    && r.data
+                        .chunks(n)
+                        .enumerate()
+                        .all(|(i, row)| row.iter().enumerate().all(|(j, &x)| x == (i == j) as u64));
+                result = if ident {
+                    "RREF=I".into()
+                } else {
+                    format!("rank {}", e.rank)
+                };
+            }
+        }
+        println!(
+            "{:>6} {:>11.4} {:>11.4} {:>10}",
+            n,
+            median(&mut comp),
+            median(&mut tot),
+            result
+        );
+    }
+    Ok(())
 }
 
 /// Linac's published A100 times (seconds) for RREF of a random n × n matrix mod a 31-bit

@@ -63,6 +63,9 @@ pub struct SolveArgs {
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
     let system = crate::system::load(&a.file)?;
+    if let Some(w) = crate::linalg::rref::dependent::dependency_warning(&system, a.seed) {
+        eprintln!("{w}");
+    }
     let partition = match &a.partition {
         Some(p) => Some(crate::start::mhom::Partition::parse(p, &system.variables)?),
         None => None,

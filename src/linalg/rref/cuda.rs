@@ -34,7 +34,7 @@ const SOURCE: &str = include_str!("../../../kernels/rref_zp.cu");
 pub const PANEL: usize = 128;
 
 /// `ctl[0]` value when no pivot was found.
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 
 const THREADS: u32 = 256;
 
@@ -109,7 +109,7 @@ enum K {
 }
 
 /// A cuBLAS handle bound to the device's stream (DGEMM only).
-struct Dgemm {
+pub(super) struct Dgemm {
     handle: bsys::cublasHandle_t,
 }
 
@@ -167,6 +167,77 @@ impl Dgemm {
     }
 }
 
+impl Dgemm {
+    /// Column-major `C (m × n, ld ldc) ← α A (m × k, ld lda) · B (k × n, ld ldb) + β C`,
+    /// real (`complex == false`, α, β real parts only) or complex (ZGEMM on interleaved
+    /// pairs).
+    ///
+    /// # Safety
+    /// Live device addresses large enough for the shapes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn gemm_cm(
+        &self,
+        complex: bool,
+        m: usize,
+        n: usize,
+        k: usize,
+        alpha: f64,
+        a: u64,
+        lda: usize,
+        b: u64,
+        ldb: usize,
+        beta: f64,
+        c: u64,
+        ldc: usize,
+    ) -> Result<()> {
+        let i = |v: usize| {
+            i32::try_from(v).map_err(|_| cuda_err("cublas gemm", format!("{v} exceeds i32")))
+        };
+        let nn = bsys::cublasOperation_t::CUBLAS_OP_N;
+        if complex {
+            let al = bsys::double2 { x: alpha, y: 0.0 };
+            let be = bsys::double2 { x: beta, y: 0.0 };
+            bsys::cublasZgemm_v2(
+                self.handle,
+                nn,
+                nn,
+                i(m)?,
+                i(n)?,
+                i(k)?,
+                &al,
+                a as *const bsys::cuDoubleComplex,
+                i(lda)?,
+                b as *const bsys::cuDoubleComplex,
+                i(ldb)?,
+                &be,
+                c as *mut bsys::cuDoubleComplex,
+                i(ldc)?,
+            )
+            .result()
+            .map_err(|e| cuda_err("cublasZgemm", e))
+        } else {
+            bsys::cublasDgemm_v2(
+                self.handle,
+                nn,
+                nn,
+                i(m)?,
+                i(n)?,
+                i(k)?,
+                &alpha,
+                a as *const f64,
+                i(lda)?,
+                b as *const f64,
+                i(ldb)?,
+                &beta,
+                c as *mut f64,
+                i(ldc)?,
+            )
+            .result()
+            .map_err(|e| cuda_err("cublasDgemm", e))
+        }
+    }
+}
+
 impl Drop for Dgemm {
     fn drop(&mut self) {
         let _ = unsafe { br::destroy_handle(self.handle) };
@@ -175,9 +246,11 @@ impl Drop for Dgemm {
 
 /// The GPU row-reduction engine on one device; kernels are compiled once per prime.
 pub struct CudaRref {
-    dev: Device,
-    blas: Dgemm,
+    pub(super) dev: Device,
+    pub(super) blas: Dgemm,
     kernels: Option<Kernels>,
+    /// Compiled `kernels/rref_gen.cu` modules, keyed by their `#define` header.
+    pub(super) gen: Vec<(String, Vec<CudaFunction>)>,
     /// `GpuAlgo::Auto` uses `Blocked` for matrices with at least this many columns
     /// (default 3000; on an H100 both take the same time at n = 2000 and `Blocked` is
     /// 3× faster at 5000).
@@ -189,7 +262,7 @@ pub struct CudaRref {
     pub panel: usize,
 }
 
-fn grid(x: usize, y: usize) -> LaunchConfig {
+pub(super) fn grid(x: usize, y: usize) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (
             (x.div_ceil(THREADS as usize)).max(1) as u32,
@@ -201,7 +274,7 @@ fn grid(x: usize, y: usize) -> LaunchConfig {
     }
 }
 
-fn one_thread() -> LaunchConfig {
+pub(super) fn one_thread() -> LaunchConfig {
     LaunchConfig {
         grid_dim: (1, 1, 1),
         block_dim: (1, 1, 1),
@@ -210,7 +283,7 @@ fn one_thread() -> LaunchConfig {
 }
 
 /// Sign of a permutation by cycle counting.
-fn perm_sign(perm: &[usize]) -> i8 {
+pub(super) fn perm_sign(perm: &[usize]) -> i8 {
     let mut seen = vec![false; perm.len()];
     let mut sign = 1i8;
     for s in 0..perm.len() {
@@ -259,6 +332,7 @@ impl CudaRref {
             dev,
             blas,
             kernels: None,
+            gen: Vec::new(),
             auto_blocked_from: 3000,
             compile_seconds: 0.0,
             panel: 0,

@@ -784,7 +784,25 @@ fn f64_update_avx2(target: &mut [f64], mults: &[f64], panel: &[f64], stride: usi
     f64_update_body(target, mults, panel, stride)
 }
 
-/// Complex numbers in two `f64` (partial pivoting on |z|; zero tolerance in the core).
+/// `|re + i·im|` as `m·√(1 + (s/m)²)` with `m = max(|re|, |im|)`, `s = min(..)`: no
+/// overflow, within a few ulps of `hypot`, and made of correctly rounded IEEE operations
+/// in a fixed order, so that the GPU kernels (`kernels/rref_gen.cu`) compute the identical
+/// value and break pivot ties the same way.
+pub fn cabs(re: f64, im: f64) -> f64 {
+    let (a, b) = (re.abs(), im.abs());
+    let (m, s) = if a >= b { (a, b) } else { (b, a) };
+    if m.is_nan() || m == 0.0 {
+        return m + s; // 0, or NaN
+    }
+    if m == f64::INFINITY {
+        return m;
+    }
+    let r = s / m;
+    m * (1.0 + r * r).sqrt()
+}
+
+/// Complex numbers in two `f64` (partial pivoting on |z| = [`cabs`]; zero tolerance in the
+/// core).
 #[derive(Clone, Debug, Default)]
 pub struct C64;
 
@@ -814,7 +832,7 @@ impl Field for C64 {
         a.re == 0.0 && a.im == 0.0
     }
     fn magnitude(&self, a: Complex64) -> f64 {
-        a.norm()
+        cabs(a.re, a.im)
     }
     fn from_i64(&self, v: i64) -> Complex64 {
         Complex64::new(v as f64, 0.0)

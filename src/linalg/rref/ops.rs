@@ -89,7 +89,7 @@ pub fn inverse<F: Field>(
 
 /// Null-space basis from an RREF `r` (rank rows first) with pivots `pivots`: one column
 /// per free column `f`, with 1 at `f` and `−r[k, f]` at pivot column `pivots[k]`.
-fn null_from_rref<F: Field>(
+pub fn null_from_rref<F: Field>(
     f: &F,
     r: &Matrix<F::Elem>,
     pivots: &[usize],
@@ -135,7 +135,6 @@ pub fn solve<F: Field>(
 ) -> Solution<F::Elem> {
     assert_eq!(a.rows, b.rows, "solve: A and B have different row counts");
     let n = a.cols;
-    let k = b.cols;
     let mut aug = a.hcat(b);
     let e = echelonize(
         f,
@@ -146,13 +145,26 @@ pub fn solve<F: Field>(
             ..*opt
         },
     );
-    // Floats: a B entry of a zero row counts when above
-    // tol_B = max(tol, max(m, n) · ε · max |B part of the reduced matrix|).
-    let bmax = (0..a.rows)
+    solution_from_reduced(f, &aug, &e, n)
+}
+
+/// Reads the solutions of `A X = B` off the reduced `[A | B]` (`aug`, pivots limited to
+/// A's `n` columns, echelon data `e`). A row of the result that is zero on A and non-zero
+/// on B (for floats: above `tol_B = max(tol, max(m, n)·ε·max|B part after reduction|)`)
+/// makes the system inconsistent. Shared by the CPU and GPU backends.
+pub fn solution_from_reduced<F: Field>(
+    f: &F,
+    aug: &Matrix<F::Elem>,
+    e: &Echelon<F::Elem>,
+    n: usize,
+) -> Solution<F::Elem> {
+    let k = aug.cols - n;
+    let rows = aug.rows;
+    let bmax = (0..rows)
         .flat_map(|i| (n..n + k).map(move |j| (i, j)))
         .fold(0.0f64, |acc, (i, j)| acc.max(f.magnitude(aug.get(i, j))));
-    let tol = e.tolerance.max(a.rows.max(n) as f64 * f64::EPSILON * bmax);
-    for i in e.rank..a.rows {
+    let tol = e.tolerance.max(rows.max(n) as f64 * f64::EPSILON * bmax);
+    for i in e.rank..rows {
         for j in n..n + k {
             let x = aug.get(i, j);
             if (F::EXACT && !f.is_zero(x)) || (!F::EXACT && f.magnitude(x) > tol) {
@@ -169,7 +181,7 @@ pub fn solve<F: Field>(
     if e.rank == n {
         Solution::Unique(x)
     } else {
-        let null_basis = null_from_rref(f, &aug.block(0, a.rows, 0, n), &e.pivots, n);
+        let null_basis = null_from_rref(f, &aug.block(0, rows, 0, n), &e.pivots, n);
         Solution::Affine {
             particular: x,
             null_basis,
