@@ -84,13 +84,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         opts.tracker.batch = b;
     }
-    // The CUDA kernels do not track polyhedral paths yet: `auto` keeps those on the CPU.
-    let kind = if a.backend == BackendKind::Auto && a.start == StartKind::Polyhedral {
-        eprintln!("pathtrack: polyhedral paths are tracked on the CPU (the CUDA backend supports --start total-degree and mhom)");
-        BackendKind::Cpu
-    } else {
-        a.backend
-    };
+    let kind = a.backend;
     let mut backend = make_backend(kind, a.device, a.cuda_eval, a.threads)?;
     if a.batch.is_none() && backend.name() == "cuda" {
         opts.tracker.batch = CUDA_BATCH;
