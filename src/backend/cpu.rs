@@ -10,30 +10,59 @@ use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 use rayon::prelude::*;
 
-/// From this τ on (t ≥ e^{−1}), at projective points with real τ, the residual column of
-/// the extended Jacobian is recomputed in double-double ([`crate::eval::dd`]) before the
-/// directions are solved: Newton then converges near solutions with condition numbers up
-/// to ~1e15. Earlier on the paths are well conditioned and the extra evaluation is skipped.
+/// From this τ on (t ≥ e^{−1}; on a Cauchy loop, Re τ), at projective points, the residual
+/// column of the extended Jacobian may be recomputed in double-double
+/// ([`crate::eval::dd`]) and the directions solved again: Newton then converges near
+/// solutions with condition numbers up to ~1e15. Earlier on the paths are well conditioned.
 pub const ACCURATE_RESIDUAL_TAU: f64 = -1.0;
 
-/// Replaces the `H` column of the points' extended Jacobians by its double-double value
-/// where [`ACCURATE_RESIDUAL_TAU`] says so (and double-double applies).
-pub fn accurate_residuals(layout: &EvalLayout, pts: &Points<'_>, ext: &mut [C64]) {
+/// The residual is recomputed in double-double where the Newton step's error from the
+/// residual's rounding, about `κ · max_k ε·Σ|terms_k| / max_j |∂h_k/∂y_j|` (κ the
+/// solve's condition estimate; rows are equilibrated by their largest derivative), exceeds
+/// this: 1% of the corrector's tolerance. Measured on chandra-8 (seeds 1, 3; κ up to 1e11 at
+/// the solutions): 1e-13 finds the same 128 solutions 3–4× slower (double-double on nearly
+/// every point of the Cauchy loops), 1e-9 needs re-tracking of two paths.
+pub const DD_STEP_NOISE: f64 = 1e-11;
+
+/// Replaces the `H` column of point `i` of `pts` in `ext` (that point's extended Jacobian
+/// among `pts`') by its double-double value; false (and `ext` unchanged) where
+/// double-double does not apply (log coordinates, negative exponents, out of range).
+pub fn accurate_residual(layout: &EvalLayout, pts: &Points<'_>, i: usize, ext: &mut [C64]) -> bool {
     let (n, nh, m) = (layout.n, layout.nh, layout.m);
     let (w, el) = (nh + 2, layout.ext_len());
-    let mut h = vec![C64::new(0.0, 0.0); n];
-    for (i, tau) in pts.taus.iter().enumerate() {
-        if pts.is_log(i) || tau.im != 0.0 || tau.re < ACCURATE_RESIDUAL_TAU {
-            continue;
-        }
-        let y = &pts.ys[i * nh..(i + 1) * nh];
-        let lifts = pts.lifts.map(|l| &l[i * m..(i + 1) * m]);
-        if crate::eval::dd::scaled_values(layout, y, tau.re, lifts, &mut h) {
-            for (k, v) in h.iter().enumerate() {
-                ext[i * el + k * w + nh + 1] = *v;
-            }
-        }
+    if pts.is_log(i) {
+        return false;
     }
+    let y = &pts.ys[i * nh..(i + 1) * nh];
+    let lifts = pts.lifts.map(|l| &l[i * m..(i + 1) * m]);
+    let mut h = vec![C64::new(0.0, 0.0); n];
+    if !crate::eval::dd::scaled_values(layout, y, pts.taus[i], lifts, &mut h) {
+        return false;
+    }
+    for (k, v) in h.iter().enumerate() {
+        ext[i * el + k * w + nh + 1] = *v;
+    }
+    true
+}
+
+/// The Newton step's expected error from a residual computed in double at point `i`
+/// (see [`DD_STEP_NOISE`]); `scratch` holds the terms of the evaluation that filled `ext`.
+fn residual_step_noise(
+    layout: &EvalLayout,
+    i: usize,
+    ext: &[C64],
+    scratch: &eval_cpu::Scratch,
+    cond: f64,
+) -> f64 {
+    let (nh, w, el) = (layout.nh, layout.nh + 2, layout.ext_len());
+    let worst = (0..layout.n)
+        .map(|k| {
+            let row = &ext[i * el + k * w..i * el + k * w + nh];
+            let scale = row.iter().fold(0.0f64, |a, z| a.max(z.norm_sqr()));
+            f64::EPSILON * scratch.term_magnitude(layout, i, k) / scale.sqrt()
+        })
+        .fold(0.0f64, f64::max);
+    cond * worst
 }
 
 /// Points per chunk: large enough for the GEMM to pay off, small enough to balance threads.
@@ -43,6 +72,8 @@ pub struct CpuBackend {
     pool: rayon::ThreadPool,
     threads: usize,
     layout: Option<EvalLayout>,
+    /// Buffers of rounds small enough to run on the calling thread.
+    scratch: ChunkScratch,
 }
 
 impl CpuBackend {
@@ -57,6 +88,7 @@ impl CpuBackend {
             pool,
             threads,
             layout: None,
+            scratch: ChunkScratch::default(),
         })
     }
 
@@ -99,47 +131,82 @@ impl Backend for CpuBackend {
     }
 
     fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
-        let layout = self.layout()?;
-        let (n, nh, m, el) = (layout.n, layout.nh, layout.m, layout.ext_len());
+        let layout = self
+            .layout
+            .as_ref()
+            .ok_or_else(|| Error::Internal("backend used before set_homotopy".into()))?;
+        let nh = layout.nh;
         let p = pts.len();
+        if p <= CHUNK {
+            // One chunk (the tail of a run, when a few hard paths are left): on this thread,
+            // with the backend's own scratch — a round through the pool would cost more in
+            // thread wake-ups than the chunk's work.
+            directions_chunk(
+                layout,
+                pts,
+                0,
+                &mut self.scratch,
+                out.euler,
+                out.newton,
+                out.cond,
+            );
+            return Ok(());
+        }
         self.pool.install(|| {
             out.euler
                 .par_chunks_mut(CHUNK * nh)
                 .zip(out.newton.par_chunks_mut(CHUNK * nh))
                 .zip(out.cond.par_chunks_mut(CHUNK))
                 .enumerate()
-                .for_each_init(
-                    || {
-                        (
-                            eval_cpu::Scratch::default(),
-                            Vec::<C64>::new(),
-                            vec![C64::new(0.0, 0.0); nh * nh],
-                            vec![C64::new(0.0, 0.0); nh * 2],
-                        )
-                    },
-                    |(s, ext, a, b), (c, ((eu, ne), co))| {
-                        let start = c * CHUNK;
-                        let q = CHUNK.min(p - start);
-                        let chunk = pts.slice(start, q, nh, m);
-                        ext.clear();
-                        ext.resize(q * el, C64::new(0.0, 0.0));
-                        eval_cpu::extended_jacobians(layout, &chunk, ext, s);
-                        accurate_residuals(layout, &chunk, ext);
-                        for i in 0..q {
-                            co[i] = solve_directions_one(
-                                n,
-                                &ext[i * el..(i + 1) * el],
-                                &chunk.ys[i * nh..(i + 1) * nh],
-                                chunk.is_log(i),
-                                a,
-                                b,
-                                &mut eu[i * nh..(i + 1) * nh],
-                                &mut ne[i * nh..(i + 1) * nh],
-                            );
-                        }
-                    },
-                );
+                .for_each_init(ChunkScratch::default, |s, (c, ((eu, ne), co))| {
+                    directions_chunk(layout, pts, c, s, eu, ne, co)
+                });
         });
         Ok(())
+    }
+}
+
+/// Buffers of one chunk's evaluation and solves.
+#[derive(Default)]
+pub struct ChunkScratch {
+    eval: eval_cpu::Scratch,
+    ext: Vec<C64>,
+    a: Vec<C64>,
+    b: Vec<C64>,
+}
+
+/// Directions of chunk `c` (points `c·CHUNK ..`) of `pts` into `eu`, `ne`, `co` (the chunk's
+/// slices of the outputs).
+fn directions_chunk(
+    layout: &EvalLayout,
+    pts: &Points<'_>,
+    c: usize,
+    s: &mut ChunkScratch,
+    eu: &mut [C64],
+    ne: &mut [C64],
+    co: &mut [f64],
+) {
+    let (n, nh, m, el) = (layout.n, layout.nh, layout.m, layout.ext_len());
+    let start = c * CHUNK;
+    let q = CHUNK.min(pts.len() - start);
+    let chunk = pts.slice(start, q, nh, m);
+    s.ext.clear();
+    s.ext.resize(q * el, C64::new(0.0, 0.0));
+    s.a.resize(nh * nh, C64::new(0.0, 0.0));
+    s.b.resize(nh * 2, C64::new(0.0, 0.0));
+    eval_cpu::extended_jacobians(layout, &chunk, &mut s.ext, &mut s.eval);
+    for i in 0..q {
+        let (y, log) = (&chunk.ys[i * nh..(i + 1) * nh], chunk.is_log(i));
+        let (eu, ne) = (&mut eu[i * nh..(i + 1) * nh], &mut ne[i * nh..(i + 1) * nh]);
+        let ext_i = i * el..(i + 1) * el;
+        co[i] = solve_directions_one(n, &s.ext[ext_i.clone()], y, log, &mut s.a, &mut s.b, eu, ne);
+        let near_end = chunk.taus[i].re >= ACCURATE_RESIDUAL_TAU;
+        if near_end
+            && !log
+            && !(residual_step_noise(layout, i, &s.ext, &s.eval, co[i]) <= DD_STEP_NOISE)
+            && accurate_residual(layout, &chunk, i, &mut s.ext)
+        {
+            co[i] = solve_directions_one(n, &s.ext[ext_i], y, log, &mut s.a, &mut s.b, eu, ne);
+        }
     }
 }

@@ -18,6 +18,21 @@ pub struct Scratch {
     e: Vec<C64>,
 }
 
+impl Scratch {
+    /// `Σ_c |c_{k,c} · e_c|` over equation `k`'s terms at point `i` of the last
+    /// [`extended_jacobians`] call (`e_c` its shifted exponentials): the size that the
+    /// rounding error of `h_k` computed in double is relative to (about `ε` times it).
+    pub fn term_magnitude(&self, layout: &EvalLayout, i: usize, k: usize) -> f64 {
+        let (m, w) = (layout.m, layout.nh + 2);
+        let b = &layout.blocks[k];
+        let e = &self.e[i * m + b.start..i * m + b.start + b.len];
+        e.iter()
+            .enumerate()
+            .map(|(r, v)| v.norm_sqr().sqrt() * b.bt[r * w + layout.nh + 1].norm_sqr().sqrt())
+            .sum()
+    }
+}
+
 /// Extended Jacobians of `q` points: `ys` is `q × N` (row-major), `taus` has `q` entries,
 /// `out` receives `q × n × (N+2)`: for point i and equation k the row
 /// `(∂h_k/∂y_0 … ∂h_k/∂y_n, ∂h_k/∂τ, h_k)`, each equation scaled by its own positive factor.

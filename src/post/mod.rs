@@ -127,9 +127,10 @@ impl<'a> Refiner<'a> {
                 &mut ext,
                 &mut scratch,
             );
-            crate::backend::cpu::accurate_residuals(
+            crate::backend::cpu::accurate_residual(
                 &self.layout,
                 &Points::projective(y, &tau),
+                0,
                 &mut ext,
             );
             solve_directions_one(n, &ext, y, false, &mut a, &mut b, &mut eu, &mut ne);
