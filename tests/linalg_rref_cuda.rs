@@ -935,8 +935,10 @@ fn multi_case<F: MultiSolveField>(
                         .solve(f, &a, &b, algo)
                         .unwrap_or_else(|e| panic!("{tag}: {e}"));
                     assert_eq!((x.rows, x.cols), (n, m), "{tag}: shape");
-                    let want: Vec<usize> =
-                        split_columns(m, d).iter().map(|&(c0, c1)| c1 - c0).collect();
+                    let want: Vec<usize> = split_columns(m, d)
+                        .iter()
+                        .map(|&(c0, c1)| c1 - c0)
+                        .collect();
                     assert_eq!(t.columns, want, "{tag}: blocks");
                     assert_eq!(t.columns.iter().sum::<usize>(), m, "{tag}: blocks cover B");
                     if F::EXACT {
@@ -979,7 +981,12 @@ fn multi_device_solve_matches_single_device_and_cpu() {
     multi_case(&C64, &mut rng, &mut unit_c64, "c64");
     for p in [65521u32, 2_147_483_647] {
         let f = Zp32::new(p).unwrap();
-        multi_case(&f, &mut rng, &mut |r| r.random_range(0..p), &format!("zp32 {p}"));
+        multi_case(
+            &f,
+            &mut rng,
+            &mut |r| r.random_range(0..p),
+            &format!("zp32 {p}"),
+        );
     }
     // p = 3: random A is often singular; both outcomes are checked.
     let f3 = Zp32::new(3).unwrap();
@@ -992,7 +999,9 @@ fn multi_device_solve_matches_single_device_and_cpu() {
 #[test]
 fn multi_device_solve_errors_are_results() {
     // No device needed for these two.
-    let e = MultiGpu::new(&[]).err().expect("empty device list accepted");
+    let e = MultiGpu::new(&[])
+        .err()
+        .expect("empty device list accepted");
     assert!(format!("{e}").contains("empty device list"), "{e}");
     let r = std::panic::catch_unwind(|| MultiGpu::new(&[999]).map(|_| ()));
     match r {

@@ -170,7 +170,9 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                     .collect::<crate::error::Result<Vec<_>>>()?;
                 super::rref::bench_many_rhs(n, *m, &lists, *field, *prime, *reps).map(|_| 0)
             }
-            None => super::rref::bench(n, *prime, *backend, algo, *reps, *device, *field).map(|_| 0),
+            None => {
+                super::rref::bench(n, *prime, *backend, algo, *reps, *device, *field).map(|_| 0)
+            }
         },
         BenchWhat::Perm {
             n,

@@ -630,7 +630,12 @@ pub fn bench_many_rhs(
         for i in 0..n0 {
             wd.set(i, i, f.add(w.get(i, i), f.from_i64(1000)));
         }
-        g.solve(f, &wd, &b.block(0, n0, 0, g.ordinals().len().min(b.cols)), GpuAlgo::Auto)?;
+        g.solve(
+            f,
+            &wd,
+            &b.block(0, n0, 0, g.ordinals().len().min(b.cols)),
+            GpuAlgo::Auto,
+        )?;
         let mut runs = vec![];
         let mut x = None;
         for _ in 0..reps.max(1) {

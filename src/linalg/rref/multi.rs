@@ -109,7 +109,9 @@ impl MultiGpu {
     /// an ordinal that does not open (no panic).
     pub fn new(devices: &[usize]) -> Result<MultiGpu> {
         if devices.is_empty() {
-            return Err(Error::Usage("solve on several GPUs: empty device list".into()));
+            return Err(Error::Usage(
+                "solve on several GPUs: empty device list".into(),
+            ));
         }
         let mut engines = Vec::with_capacity(devices.len());
         for &d in devices {
@@ -276,7 +278,12 @@ pub fn solve_blocks_cpu<F: Field>(
 }
 
 /// `[A | B[:, c0..c1]]`.
-fn hcat_cols<E: Copy + Send + Sync>(a: &Matrix<E>, b: &Matrix<E>, c0: usize, c1: usize) -> Matrix<E> {
+fn hcat_cols<E: Copy + Send + Sync>(
+    a: &Matrix<E>,
+    b: &Matrix<E>,
+    c0: usize,
+    c1: usize,
+) -> Matrix<E> {
     let (n, w) = (a.cols, c1 - c0);
     let cols = n + w;
     let mut data = Vec::with_capacity(a.rows * cols);
@@ -322,7 +329,6 @@ pub fn sampled_residual<F: Field>(
     };
     let xs = x.select_cols(&cols);
     let bs = b.select_cols(&cols);
-    let s = cols.len();
     let k = a.cols;
     let (num, den) = (0..n)
         .into_par_iter()
@@ -332,20 +338,19 @@ pub fn sampled_residual<F: Field>(
                 if f.is_zero(aik) {
                     continue;
                 }
-                let xr = xs.row(t);
-                for j in 0..s {
-                    acc[j] = f.sub(acc[j], f.mul(aik, xr[j]));
+                for (y, &xv) in acc.iter_mut().zip(xs.row(t)) {
+                    *y = f.sub(*y, f.mul(aik, xv));
                 }
             }
             let mut num = 0.0;
             let mut den = 0.0;
-            for j in 0..s {
+            for (&r, &bv) in acc.iter().zip(bs.row(i)) {
                 if F::EXACT {
-                    num += f64::from(u8::from(!f.is_zero(acc[j])));
+                    num += f64::from(u8::from(!f.is_zero(r)));
                     den += 1.0;
                 } else {
-                    num += f.magnitude(acc[j]).powi(2);
-                    den += f.magnitude(bs.row(i)[j]).powi(2);
+                    num += f.magnitude(r).powi(2);
+                    den += f.magnitude(bv).powi(2);
                 }
             }
             (num, den)
