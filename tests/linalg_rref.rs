@@ -926,3 +926,58 @@ fn f64_badly_scaled_rows() {
         }
     }
 }
+
+/// The column-block distribution of the many-right-hand-side solve, run on CPU threads
+/// (`multi::solve_blocks_cpu`, the same code path as the multi-GPU solve): equal to the
+/// one-piece `solve` (exactly over Z/p; within rounding for floats) for 1..4 blocks,
+/// including uneven and empty blocks; errors as `Result`s.
+#[test]
+fn many_rhs_column_blocks_on_cpu_threads() {
+    use pathtrack::linalg::rref::multi::{solve_blocks_cpu, split_columns};
+    assert_eq!(split_columns(7, 3), vec![(0, 3), (3, 5), (5, 7)]);
+    assert_eq!(split_columns(1, 3), vec![(0, 1), (1, 1), (1, 1)]);
+    assert_eq!(split_columns(300, 2), vec![(0, 150), (150, 300)]);
+    let mut rng = ChaCha8Rng::seed_from_u64(93);
+    let p = 2_147_483_647u32;
+    let f = Zp32::new(p).unwrap();
+    let opt = EchelonOptions::default();
+    for n in [1usize, 5, 40] {
+        for m in [1usize, 7, 300] {
+            let a = Matrix::from_fn(n, n, |_, _| rng.random_range(0..p));
+            let b = Matrix::from_fn(n, m, |_, _| rng.random_range(0..p));
+            let Solution::Unique(x0) = solve(&f, &a, &b, &opt) else {
+                panic!("random A singular mod 2^31 - 1")
+            };
+            let af = Matrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0f64));
+            let bf = Matrix::from_fn(n, m, |_, _| rng.random_range(-1.0..1.0f64));
+            let Solution::Unique(xf0) = solve(&F64, &af, &bf, &opt) else {
+                panic!("random float A singular")
+            };
+            for parts in 1..=4 {
+                let (x, t) = solve_blocks_cpu(&f, &a, &b, parts).unwrap();
+                assert_eq!(x, x0, "zp n={n} m={m} parts={parts}");
+                assert_eq!(t.columns.iter().sum::<usize>(), m);
+                let (xf, _) = solve_blocks_cpu(&F64, &af, &bf, parts).unwrap();
+                let d = xf
+                    .data
+                    .iter()
+                    .zip(&xf0.data)
+                    .fold(0.0f64, |s, (u, v)| s.max((u - v).abs()));
+                let sc = max_abs_f64(&xf0).max(1.0);
+                assert!(d <= 1e-9 * sc, "f64 n={n} m={m} parts={parts}: {d:e}");
+            }
+        }
+    }
+    // Errors: non-square A, row mismatch, singular A, no blocks.
+    let a = Matrix::from_fn(3, 2, |i, j| (i + j) as u32);
+    let b = Matrix::from_fn(3, 2, |_, _| 1u32);
+    assert!(format!("{}", solve_blocks_cpu(&f, &a, &b, 2).unwrap_err()).contains("not square"));
+    let a = Matrix::from_fn(2, 2, |i, j| (i + j) as u32);
+    assert!(format!("{}", solve_blocks_cpu(&f, &a, &b, 2).unwrap_err()).contains("B has 3"));
+    let a = Matrix::from_fn(3, 3, |i, j| (i + j) as u32); // rank 2
+    let e = solve_blocks_cpu(&f, &a, &b, 3).unwrap_err();
+    assert!(format!("{e}").contains("singular (rank 2 < 3)"), "{e}");
+    let e = solve_blocks_cpu(&f, &a, &Matrix::from_fn(3, 0, |_, _| 0u32), 2).unwrap_err();
+    assert!(format!("{e}").contains("singular"), "{e}");
+    assert!(solve_blocks_cpu(&f, &a, &b, 0).is_err());
+}

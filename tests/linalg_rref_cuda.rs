@@ -879,3 +879,181 @@ fn cli_backend_cuda_floats_match_cpu() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- Many right-hand sides over several devices (column blocks) -------------------------
+
+use pathtrack::linalg::rref::multi::{split_columns, MultiGpu, MultiSolveField};
+
+/// Device lists of the multi-device tests: one GPU opened once, twice and three times
+/// (separate contexts' streams and cuBLAS handles, one host thread each).
+const DEVICE_LISTS: [&[usize]; 3] = [&[0], &[0, 0], &[0, 0, 0]];
+
+/// `A X = B` on every device list against the CPU engine's `solve` (exact for Z/p; floats:
+/// residual bound and agreement with the CPU solution) and against the one-device solve.
+fn multi_case<F: MultiSolveField>(
+    f: &F,
+    rng: &mut ChaCha8Rng,
+    gen: &mut impl FnMut(&mut ChaCha8Rng) -> F::Elem,
+    what: &str,
+) {
+    let mut engines: Vec<MultiGpu> = DEVICE_LISTS
+        .iter()
+        .map(|d| MultiGpu::new(d).unwrap_or_else(|e| panic!("{what}: devices {d:?}: {e}")))
+        .collect();
+    let eps = f64::EPSILON;
+    for (n, algos) in [
+        (1, &[GpuAlgo::Auto][..]),
+        (6, &[GpuAlgo::Columns, GpuAlgo::Blocked][..]),
+        (45, &[GpuAlgo::Auto][..]),
+        (200, &[GpuAlgo::Columns, GpuAlgo::Blocked][..]),
+    ] {
+        for m in [1, 7, 300] {
+            let a = Matrix::from_fn(n, n, |_, _| gen(rng));
+            let b = Matrix::from_fn(n, m, |_, _| gen(rng));
+            let opt = EchelonOptions {
+                parallelism: pathtrack::linalg::rref::Parallelism::None,
+                ..Default::default()
+            };
+            let cpu = match pathtrack::linalg::rref::solve(f, &a, &b, &opt) {
+                Solution::Unique(x) => x,
+                _ => {
+                    // A random A happened to be singular (small p): the GPU says so.
+                    for g in engines.iter_mut() {
+                        let e = g.solve(f, &a, &b, GpuAlgo::Auto).unwrap_err();
+                        assert!(format!("{e}").contains("singular"), "{what}: {e}");
+                    }
+                    continue;
+                }
+            };
+            let na = max_mag(f, &a).max(1e-300);
+            for &algo in algos {
+                let mut single: Option<Matrix<F::Elem>> = None;
+                for g in engines.iter_mut() {
+                    let d = g.ordinals().len();
+                    let tag = format!("{what} n={n} m={m} {algo:?} devices {:?}", g.ordinals());
+                    let (x, t) = g
+                        .solve(f, &a, &b, algo)
+                        .unwrap_or_else(|e| panic!("{tag}: {e}"));
+                    assert_eq!((x.rows, x.cols), (n, m), "{tag}: shape");
+                    let want: Vec<usize> = split_columns(m, d)
+                        .iter()
+                        .map(|&(c0, c1)| c1 - c0)
+                        .collect();
+                    assert_eq!(t.columns, want, "{tag}: blocks");
+                    assert_eq!(t.columns.iter().sum::<usize>(), m, "{tag}: blocks cover B");
+                    if F::EXACT {
+                        assert!(x.data == cpu.data, "{tag}: X differs from the CPU solve");
+                        // A·X = B exactly.
+                        assert!(a.mul(f, &x).data == b.data, "{tag}: A·X ≠ B");
+                    } else {
+                        let nx = max_mag(f, &x).max(1.0);
+                        let res = max_diff(f, &a.mul(f, &x), &b);
+                        let bound = 1e3 * (n * n) as f64 * eps * na * nx;
+                        assert!(res <= bound, "{tag}: ‖A·X − B‖ = {res:e} > {bound:e}");
+                        let dc = max_diff(f, &x, &cpu);
+                        assert!(dc <= 1e-7 * nx, "{tag}: |X − X_cpu| = {dc:e}");
+                    }
+                    match &single {
+                        None => single = Some(x),
+                        Some(s) => {
+                            if F::EXACT {
+                                assert!(x.data == s.data, "{tag}: differs from one device");
+                            } else {
+                                let ds = max_diff(f, &x, s);
+                                let nx = max_mag(f, s).max(1.0);
+                                assert!(ds <= 1e-7 * nx, "{tag}: |X − X_1| = {ds:e}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn multi_device_solve_matches_single_device_and_cpu() {
+    if gpu().is_none() {
+        return;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(91);
+    multi_case(&F64, &mut rng, &mut unit_f64, "f64");
+    multi_case(&C64, &mut rng, &mut unit_c64, "c64");
+    for p in [65521u32, 2_147_483_647] {
+        let f = Zp32::new(p).unwrap();
+        multi_case(
+            &f,
+            &mut rng,
+            &mut |r| r.random_range(0..p),
+            &format!("zp32 {p}"),
+        );
+    }
+    // p = 3: random A is often singular; both outcomes are checked.
+    let f3 = Zp32::new(3).unwrap();
+    multi_case(&f3, &mut rng, &mut |r| r.random_range(0..3), "zp32 3");
+    let q = PRIMES64[3];
+    let f = Zp64::new(q).unwrap();
+    multi_case(&f, &mut rng, &mut |r| r.random_range(0..q), "zp64 62-bit");
+}
+
+#[test]
+fn multi_device_solve_errors_are_results() {
+    // No device needed for these two.
+    let e = MultiGpu::new(&[])
+        .err()
+        .expect("empty device list accepted");
+    assert!(format!("{e}").contains("empty device list"), "{e}");
+    let r = std::panic::catch_unwind(|| MultiGpu::new(&[999]).map(|_| ()));
+    match r {
+        Ok(Err(e)) => assert!(format!("{e}").contains("CUDA"), "{e}"),
+        Ok(Ok(())) => panic!("device 999 opened"),
+        Err(_) => panic!("MultiGpu::new panicked"),
+    }
+    if gpu().is_none() {
+        return;
+    }
+    let e = MultiGpu::new(&[0, 999]).err().expect("device 999 opened");
+    assert!(format!("{e}").contains("999"), "{e}");
+    let mut g = MultiGpu::new(&[0, 0]).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(92);
+    let a = Matrix::from_fn(5, 4, |_, _| unit_f64(&mut rng));
+    let b = Matrix::from_fn(5, 3, |_, _| unit_f64(&mut rng));
+    let e = g.solve(&F64, &a, &b, GpuAlgo::Auto).unwrap_err();
+    assert!(format!("{e}").contains("not square"), "{e}");
+    let a = Matrix::from_fn(4, 4, |_, _| unit_f64(&mut rng));
+    let e = g.solve(&F64, &a, &b, GpuAlgo::Auto).unwrap_err();
+    assert!(format!("{e}").contains("B has 5"), "{e}");
+    // Singular A (rank 5 of 8) for every element type, 1 and 9 right-hand sides.
+    for m in [1, 9] {
+        let a = random_over(&mut rng, &F64, 8, 8, 5, &mut unit_f64);
+        let b = Matrix::from_fn(8, m, |_, _| unit_f64(&mut rng));
+        let e = g.solve(&F64, &a, &b, GpuAlgo::Auto).unwrap_err();
+        assert!(format!("{e}").contains("singular (rank "), "f64: {e}");
+        let a = random_over(&mut rng, &C64, 8, 8, 5, &mut unit_c64);
+        let b = Matrix::from_fn(8, m, |_, _| unit_c64(&mut rng));
+        let e = g.solve(&C64, &a, &b, GpuAlgo::Blocked).unwrap_err();
+        assert!(format!("{e}").contains("singular"), "c64: {e}");
+        let f = Zp32::new(65521).unwrap();
+        let mut gz = |r: &mut ChaCha8Rng| r.random_range(0..65521u32);
+        let a = random_over(&mut rng, &f, 8, 8, 5, &mut gz);
+        let b = Matrix::from_fn(8, m, |_, _| gz(&mut rng));
+        let e = g.solve(&f, &a, &b, GpuAlgo::Auto).unwrap_err();
+        assert!(format!("{e}").contains("singular"), "zp32: {e}");
+        let q = PRIMES64[3];
+        let f = Zp64::new(q).unwrap();
+        let mut gq = |r: &mut ChaCha8Rng| r.random_range(0..q);
+        let a = random_over(&mut rng, &f, 8, 8, 5, &mut gq);
+        let b = Matrix::from_fn(8, m, |_, _| gq(&mut rng));
+        let e = g.solve(&f, &a, &b, GpuAlgo::Auto).unwrap_err();
+        assert!(format!("{e}").contains("singular"), "zp64: {e}");
+    }
+    // An unreduced Z/p entry is an error too; no right-hand side gives an n × 0 solution.
+    let f = Zp64::new(PRIMES64[2]).unwrap();
+    let a = Matrix::from_fn(3, 3, |i, j| if i == j { 1 } else { 0 });
+    let bad = Matrix::from_fn(3, 2, |_, _| u64::MAX);
+    assert!(g.solve(&f, &a, &bad, GpuAlgo::Auto).is_err());
+    let (x, _) = g
+        .solve(&f, &a, &Matrix::from_fn(3, 0, |_, _| 0u64), GpuAlgo::Auto)
+        .unwrap();
+    assert_eq!((x.rows, x.cols), (3, 0));
+}

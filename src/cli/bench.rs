@@ -51,6 +51,14 @@ pub enum BenchWhat {
         /// entries in [-1, 1); with `--backend cuda`, f64 is timed beside cuSOLVER getrf).
         #[arg(long, value_enum, default_value = "zp")]
         field: super::rref::RrefField,
+        /// With `--backend cuda`: time `A X = B` with this many right-hand sides instead of
+        /// the RREF, B's columns split in blocks over `--devices`.
+        #[arg(long)]
+        rhs: Option<usize>,
+        /// GPU ordinals of the many-right-hand-side solve, comma separated (`0,1`; an
+        /// ordinal may repeat); repeat the option for several rows per n.
+        #[arg(long, default_values_t = [String::from("0")])]
+        devices: Vec<String>,
     },
     /// Permanents of dense random matrices (see docs/permanent.md): complex on the CPU;
     /// real uniform [0, 1) on the GPU (`--backend cuda`, beside SUperman's H200 times).
@@ -147,7 +155,25 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             reps,
             device,
             field,
-        } => super::rref::bench(n, *prime, *backend, algo, *reps, *device, *field).map(|_| 0),
+            rhs,
+            devices,
+        } => match rhs {
+            Some(m) => {
+                if *backend != super::rref::RrefBackend::Cuda {
+                    return Err(crate::error::Error::Usage(
+                        "bench rref --rhs: the many-right-hand-side solve runs on the GPU (--backend cuda)".into(),
+                    ));
+                }
+                let lists = devices
+                    .iter()
+                    .map(|d| super::rref::parse_devices(d))
+                    .collect::<crate::error::Result<Vec<_>>>()?;
+                super::rref::bench_many_rhs(n, *m, &lists, *field, *prime, *reps).map(|_| 0)
+            }
+            None => {
+                super::rref::bench(n, *prime, *backend, algo, *reps, *device, *field).map(|_| 0)
+            }
+        },
         BenchWhat::Perm {
             n,
             threads,

@@ -569,3 +569,125 @@ pub fn bench_cuda(
     }
     Ok(())
 }
+
+/// Parses a device list `0,1` (ordinals, comma separated, repeats allowed).
+pub fn parse_devices(s: &str) -> Result<Vec<usize>> {
+    let v: std::result::Result<Vec<usize>, _> =
+        s.split(',').map(|t| t.trim().parse::<usize>()).collect();
+    match v {
+        Ok(v) if !v.is_empty() => Ok(v),
+        _ => Err(Error::Usage(format!(
+            "--devices '{s}': expected comma-separated GPU ordinals, e.g. 0,1"
+        ))),
+    }
+}
+
+/// `pathtrack bench rref --backend cuda --rhs M --devices 0,1 [--devices 0] --n N,..
+/// [--field f64|c64|zp] [--reps R]`: per n and device list, the median over `reps` of the
+/// wall time of [`MultiGpu::solve`](crate::linalg::rref::multi::MultiGpu::solve) of a random
+/// n × n system with M right-hand sides (entries uniform in [−1, 1), Z/p: uniform residues;
+/// seed n), and the residual over 128 sampled columns (see
+/// [`sampled_residual`](crate::linalg::rref::multi::sampled_residual)).
+pub fn bench_many_rhs(
+    ns: &[usize],
+    m: usize,
+    device_lists: &[Vec<usize>],
+    field: RrefField,
+    prime: u64,
+    reps: usize,
+) -> Result<()> {
+    use crate::linalg::rref::multi::{sampled_residual, MultiGpu, MultiSolveField};
+    use num_complex::Complex64;
+    use rand::{Rng, SeedableRng};
+    if field == RrefField::Zp && prime >= 1 << 31 {
+        return Err(Error::Usage(
+            "bench rref --rhs: Z/p needs --prime below 2^31 (u32 words)".into(),
+        ));
+    }
+    let fz = if field == RrefField::Zp {
+        Some(Zp32::new(prime as u32).map_err(|e| Error::Usage(format!("--prime: {e}")))?)
+    } else {
+        None
+    };
+    println!(
+        "# pathtrack bench rref --backend cuda --rhs {m} --field {field:?}: A X = B, B's columns in blocks over the devices"
+    );
+    println!(
+        "{:>6} {:>8} {:>10} {:>10} {:>30} {:>12}",
+        "n", "m", "devices", "seconds", "per-device seconds", "residual"
+    );
+    fn one<F: MultiSolveField>(
+        g: &mut MultiGpu,
+        f: &F,
+        a: &Matrix<F::Elem>,
+        b: &Matrix<F::Elem>,
+        reps: usize,
+    ) -> Result<(f64, Vec<f64>, f64)> {
+        // Warm-up (NVRTC, cuBLAS) on a small system.
+        let n0 = 64.min(a.rows);
+        let w = a.block(0, n0, 0, n0);
+        let mut wd = w.clone();
+        for i in 0..n0 {
+            wd.set(i, i, f.add(w.get(i, i), f.from_i64(1000)));
+        }
+        g.solve(
+            f,
+            &wd,
+            &b.block(0, n0, 0, g.ordinals().len().min(b.cols)),
+            GpuAlgo::Auto,
+        )?;
+        let mut runs = vec![];
+        let mut x = None;
+        for _ in 0..reps.max(1) {
+            let (xi, t) = g.solve(f, a, b, GpuAlgo::Auto)?;
+            runs.push(t);
+            x = Some(xi);
+        }
+        runs.sort_by(|p, q| p.total.total_cmp(&q.total));
+        let med = runs[runs.len() / 2].clone();
+        let res = sampled_residual(f, a, x.as_ref().unwrap(), b, 128);
+        Ok((med.total, med.per_device, res))
+    }
+    for &n in ns {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(n as u64);
+        for devs in device_lists {
+            let mut g = MultiGpu::new(devs)?;
+            let (secs, per, res) = match field {
+                RrefField::F64 => {
+                    let a = Matrix::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0f64));
+                    let b = Matrix::from_fn(n, m, |_, _| rng.random_range(-1.0..1.0f64));
+                    one(&mut g, &F64, &a, &b, reps)?
+                }
+                RrefField::C64 => {
+                    let mut c = || {
+                        Complex64::new(
+                            rng.random_range(-1.0..1.0f64),
+                            rng.random_range(-1.0..1.0f64),
+                        )
+                    };
+                    let a = Matrix::from_fn(n, n, |_, _| c());
+                    let b = Matrix::from_fn(n, m, |_, _| c());
+                    one(&mut g, &C64, &a, &b, reps)?
+                }
+                RrefField::Zp => {
+                    let p = prime as u32;
+                    let a = Matrix::from_fn(n, n, |_, _| rng.random_range(0..p));
+                    let b = Matrix::from_fn(n, m, |_, _| rng.random_range(0..p));
+                    one(&mut g, fz.as_ref().unwrap(), &a, &b, reps)?
+                }
+            };
+            let dl: Vec<String> = devs.iter().map(|d| d.to_string()).collect();
+            let pl: Vec<String> = per.iter().map(|s| format!("{s:.3}")).collect();
+            println!(
+                "{:>6} {:>8} {:>10} {:>10.3} {:>30} {:>12.3e}",
+                n,
+                m,
+                dl.join(","),
+                secs,
+                pl.join(","),
+                res
+            );
+        }
+    }
+    Ok(())
+}

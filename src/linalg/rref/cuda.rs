@@ -238,6 +238,10 @@ impl Dgemm {
     }
 }
 
+// The handle is only used through `&mut CudaRref` (one thread at a time), after binding the
+// device's context on that thread; cuBLAS allows a handle to move between host threads.
+unsafe impl Send for Dgemm {}
+
 impl Drop for Dgemm {
     fn drop(&mut self) {
         let _ = unsafe { br::destroy_handle(self.handle) };

@@ -12,6 +12,7 @@ pub mod dependent;
 pub mod echelon;
 pub mod field;
 pub mod mtx;
+pub mod multi;
 pub mod ops;
 
 pub use dense::Matrix;

@@ -3,7 +3,8 @@
 //! With `x = exp(z)` the system reads `V z = log b + 2πi m`, `m ∈ Z^n`. An integer row
 //! Hermite normal form `U V = H` (`U` unimodular, `H` upper triangular with positive
 //! diagonal and off-diagonal entries reduced modulo the diagonal; exact `i128` with
-//! overflow checks) turns it into `H z = U log b + 2πi m'`, `m' = U m ∈ Z^n`. Back
+//! overflow checks, and on an overflow the modular route of [`super::modular`]:
+//! `|det V|` mod primes and CRT, `H` modulo `|det V|`, `U = H V⁻¹` mod primes) turns it into `H z = U log b + 2πi m'`, `m' = U m ∈ Z^n`. Back
 //! substitution with `m'_k ∈ {0, …, H_kk − 1}` gives `Π H_kk = |det V|` solutions, pairwise
 //! distinct modulo `2πi Z^n`. Imaginary parts are reduced into `(−π, π]` as they are made.
 
@@ -12,8 +13,21 @@ use num_complex::Complex64;
 use std::f64::consts::PI;
 use std::ops::ControlFlow;
 
-/// Row Hermite normal form: returns `(U, H)` with `U V = H`.
+/// Row Hermite normal form: returns `(U, H)` with `U V = H` ([`hermite_euclid`]; on an
+/// `i128` overflow [`super::modular::hermite_modular`], which gives the same `(U, H)`:
+/// both are unique for a nonsingular `V`).
+#[allow(clippy::type_complexity)]
 pub fn hermite(v: &[Vec<i64>]) -> Result<(Vec<Vec<i128>>, Vec<Vec<i128>>), CellError> {
+    match hermite_euclid(v) {
+        Err(CellError::Internal(_)) => super::modular::hermite_modular(v),
+        r => r,
+    }
+}
+
+/// Row Hermite normal form by Euclidean row operations on `V` and `U` in `i128`
+/// (checked; `CellError::Internal` on overflow).
+#[allow(clippy::type_complexity)]
+pub fn hermite_euclid(v: &[Vec<i64>]) -> Result<(Vec<Vec<i128>>, Vec<Vec<i128>>), CellError> {
     let n = v.len();
     let ovf = || CellError::Internal("Hermite normal form overflows i128".into());
     let mut h: Vec<Vec<i128>> = v
@@ -85,6 +99,40 @@ pub fn hermite(v: &[Vec<i64>]) -> Result<(Vec<Vec<i128>>, Vec<Vec<i128>>), CellE
     Ok((u, h))
 }
 
+/// Largest `|U_ij|` for which `c = U log b` is formed directly (as always before the
+/// modular route existed); beyond it `c = H V⁻¹ log b`.
+const U_DIRECT: u128 = 1 << 20;
+
+/// `z0` with `V z0 = log b` in complex f64 (row-reduction engine, partial pivoting) with two
+/// steps of iterative refinement.
+fn solve_log(v: &[Vec<i64>], log_b: &[Complex64]) -> Result<Vec<Complex64>, CellError> {
+    use crate::linalg::rref::{solve, EchelonOptions, Matrix, Parallelism, Solution, C64};
+    let n = v.len();
+    let a = Matrix::from_fn(n, n, |i, j| Complex64::new(v[i][j] as f64, 0.0));
+    let opt = EchelonOptions {
+        parallelism: Parallelism::None,
+        ..Default::default()
+    };
+    let sol = |rhs: &[Complex64]| -> Result<Vec<Complex64>, CellError> {
+        match solve(&C64, &a, &Matrix::from_vec(n, 1, rhs.to_vec()), &opt) {
+            Solution::Unique(x) => Ok(x.data),
+            _ => Err(CellError::Internal(
+                "binomial system: exponent matrix numerically singular".into(),
+            )),
+        }
+    };
+    let mut z = sol(log_b)?;
+    for _ in 0..2 {
+        let r: Vec<Complex64> = (0..n)
+            .map(|k| log_b[k] - (0..n).map(|j| z[j] * v[k][j] as f64).sum::<Complex64>())
+            .collect();
+        for (zj, dj) in z.iter_mut().zip(sol(&r)?) {
+            *zj += dj;
+        }
+    }
+    Ok(z)
+}
+
 fn reduce_arg(z: Complex64) -> Complex64 {
     let mut im = z.im.rem_euclid(2.0 * PI);
     if im > PI {
@@ -111,15 +159,29 @@ pub fn for_each_binomial_solution(
         ));
     }
     let (u, h) = hermite(v)?;
-    let c: Vec<Complex64> = u
+    let umax = u
         .iter()
-        .map(|row| {
-            row.iter()
-                .zip(log_b)
-                .map(|(&a, &l)| l * a as f64)
-                .sum::<Complex64>()
-        })
-        .collect();
+        .flatten()
+        .map(|x| x.unsigned_abs())
+        .max()
+        .unwrap_or(0);
+    let c: Vec<Complex64> = if umax <= U_DIRECT {
+        u.iter()
+            .map(|row| {
+                row.iter()
+                    .zip(log_b)
+                    .map(|(&a, &l)| l * a as f64)
+                    .sum::<Complex64>()
+            })
+            .collect()
+    } else {
+        // `U log b` would cancel catastrophically: `c = H z0` with `V z0 = log b`
+        // (`U = H V⁻¹`), `z0` by the engine's complex solve and two refinement steps.
+        let z0 = solve_log(v, log_b)?;
+        h.iter()
+            .map(|row| row.iter().zip(&z0).map(|(&a, &z)| z * a as f64).sum())
+            .collect()
+    };
     let mut z = vec![Complex64::new(0.0, 0.0); n];
     fn rec(
         k: usize,

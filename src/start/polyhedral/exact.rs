@@ -199,12 +199,12 @@ pub fn det<T: Ring>(m: &[Vec<i64>]) -> Result<T, Overflow> {
     }
 }
 
-/// `|det m|` exactly, `i128` first and big integers on overflow; `None` when the value
-/// does not fit in `u128`.
+/// `|det m|` exactly, `i128` first and on overflow modulo primes
+/// ([`super::modular::det_modular`]); `None` when the value does not fit in `u128`.
 pub fn abs_det(m: &[Vec<i64>]) -> Option<u128> {
     match det::<i128>(m) {
         Ok(d) => Some(d.unsigned_abs()),
-        Err(Overflow) => det::<BigInt>(m).ok()?.abs().to_u128(),
+        Err(Overflow) => super::modular::det_modular(m).abs().to_u128(),
     }
 }
 

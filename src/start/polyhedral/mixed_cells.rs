@@ -650,9 +650,7 @@ impl<'a> Ctx<'a> {
         let det_i = |m: &[Vec<i64>]| -> Result<i128, CellError> {
             match exact::det::<i128>(m) {
                 Ok(d) => Ok(d),
-                Err(Overflow) => exact::det::<BigInt>(m)
-                    .ok()
-                    .and_then(|d| num_traits::ToPrimitive::to_i128(&d))
+                Err(Overflow) => num_traits::ToPrimitive::to_i128(&super::modular::det_modular(m))
                     .ok_or_else(|| CellError::Internal("coarse normal overflows i128".into())),
             }
         };

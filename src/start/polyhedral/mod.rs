@@ -14,6 +14,7 @@ pub mod exact;
 pub mod lifting;
 pub mod lp;
 pub mod mixed_cells;
+pub mod modular;
 pub mod start;
 mod tableau;
 
