@@ -102,6 +102,96 @@ fn extended_jacobians_match_the_cpu_backend() {
     eprintln!("largest relative row error: {worst:.2e}");
 }
 
+/// With the host offload on, rounds of at most `HOST_ROUND` points and the points near
+/// t = 1 whose kernel condition estimate exceeds the threshold get the CPU
+/// backend's directions bit for bit (the same host code, double-double residuals included);
+/// the other points are the kernels' (compared in `directions_match_the_cpu_backend`).
+#[test]
+fn small_rounds_and_ill_conditioned_points_come_from_the_host() {
+    use pathtrack::backend::cuda::HOST_ROUND;
+    // A low threshold, so that random points (mostly well conditioned) are re-solved too.
+    const RESOLVE: f64 = 30.0;
+    let Some(mut g) = gpu() else { return };
+    let mut cpu = CpuBackend::new(2).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(71);
+    let (mut small, mut resolved, mut kernel) = (0, 0, 0);
+    for trial in 0..12 {
+        let n = rng.random_range(2..10);
+        let h = random_homotopy(&mut rng, n, trial % 2 == 0);
+        let nh = n + 1;
+        let p = if trial % 3 == 0 {
+            rng.random_range(1..=HOST_ROUND)
+        } else {
+            rng.random_range(100..300)
+        };
+        let (ys, mut taus) = random_points(&mut rng, p, nh);
+        // Half the points near t = 1, where the host re-solves ill-conditioned ones.
+        for t in taus.iter_mut().step_by(2) {
+            t.re = -0.5 * rng.random::<f64>();
+        }
+        let run = |b: &mut dyn Backend, ys: &[C64], taus: &[C64]| {
+            let q = taus.len();
+            let (mut e, mut nw, mut c) = (nan_vec(q * nh), nan_vec(q * nh), vec![f64::NAN; q]);
+            b.set_homotopy(&h).unwrap();
+            b.directions(
+                &Points::projective(ys, taus),
+                DirectionsOut {
+                    euler: &mut e,
+                    newton: &mut nw,
+                    cond: &mut c,
+                },
+            )
+            .unwrap();
+            (e, nw, c)
+        };
+        g.set_host_offload(None);
+        let (_, _, kc) = run(&mut g, &ys, &taus);
+        g.set_host_offload(Some(RESOLVE));
+        let (ge, gn, gc) = run(&mut g, &ys, &taus);
+        // The host's share: the whole round, or the re-solved points gathered in order.
+        let host: Vec<usize> = (0..p)
+            .filter(|&i| p <= HOST_ROUND || (taus[i].re >= -1.0 && !(kc[i] <= RESOLVE)))
+            .collect();
+        let sub_ys: Vec<C64> = host
+            .iter()
+            .flat_map(|&i| ys[i * nh..(i + 1) * nh].to_vec())
+            .collect();
+        let sub_taus: Vec<C64> = host.iter().map(|&i| taus[i]).collect();
+        let (ce, cn, cc) = run(&mut cpu, &sub_ys, &sub_taus);
+        let mut from_host = host.iter().enumerate().peekable();
+        for i in 0..p {
+            let r = i * nh..(i + 1) * nh;
+            match from_host.next_if(|&(_, &j)| j == i) {
+                Some((k, _)) => {
+                    let rk = k * nh..(k + 1) * nh;
+                    let same = ge[r.clone()] == ce[rk.clone()]
+                        && gn[r] == cn[rk]
+                        && gc[i].to_bits() == cc[k].to_bits();
+                    assert!(same, "trial {trial} point {i} (p = {p}, kernel cond {:.1e}): not the host's result", kc[i]);
+                    if p <= HOST_ROUND {
+                        small += 1
+                    } else {
+                        resolved += 1
+                    }
+                }
+                None => {
+                    assert_eq!(
+                        gc[i].to_bits(),
+                        kc[i].to_bits(),
+                        "trial {trial} point {i}: not the kernel's result"
+                    );
+                    kernel += 1;
+                }
+            }
+        }
+    }
+    eprintln!("points: {small} in small rounds, {resolved} re-solved on the host, {kernel} from the kernels");
+    assert!(
+        small > 0 && resolved > 0 && kernel > 0,
+        "{small} {resolved} {kernel}"
+    );
+}
+
 #[test]
 fn directions_match_the_cpu_backend() {
     let Some(mut g) = gpu() else { return };
@@ -128,6 +218,7 @@ fn directions_match_the_cpu_backend() {
         let method = [EvalMethod::Cublas, EvalMethod::Fused, EvalMethod::Generated][trial % 3];
         g.set_eval_method(method);
         g.set_chunk_limit(if trial % 5 == 4 { 50 } else { 0 });
+        g.set_host_offload(None);
         g.set_homotopy(&h).unwrap();
         g.poison_device_buffers().unwrap();
         let (mut ge, mut gn, mut gc) = (nan_vec(p * nh), nan_vec(p * nh), vec![f64::NAN; p]);
@@ -473,6 +564,7 @@ fn polyhedral_points_match_the_cpu_backend() {
         cpu.set_homotopy(&h).unwrap();
         g.set_eval_method(method);
         g.set_chunk_limit(if trial % 5 == 4 { 41 } else { 0 });
+        g.set_host_offload(None);
         g.set_homotopy(&h).unwrap();
         g.poison_device_buffers().unwrap();
 

@@ -68,32 +68,71 @@ fn residual_step_noise(
 /// Points per chunk: large enough for the GEMM to pay off, small enough to balance threads.
 pub const CHUNK: usize = 32;
 
-pub struct CpuBackend {
+/// The directions computed on the host: chunks of [`CHUNK`] points on an explicit rayon
+/// pool, and a round of a single chunk on the calling thread (the tail of a run, when a few
+/// hard paths are left, where a round through the pool costs more in thread wake-ups than
+/// the chunk's work). The CPU backend is this; the CUDA backend uses it for rounds too small
+/// for the device and for ill-conditioned points near t = 1.
+pub struct HostDirections {
     pool: rayon::ThreadPool,
-    threads: usize,
-    layout: Option<EvalLayout>,
-    /// Buffers of rounds small enough to run on the calling thread.
+    /// Buffers of rounds run on the calling thread.
     scratch: ChunkScratch,
 }
 
-impl CpuBackend {
+impl HostDirections {
     /// `threads = 0` uses all cores.
-    pub fn new(threads: usize) -> Result<CpuBackend> {
+    pub fn new(threads: usize) -> Result<HostDirections> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Internal(format!("thread pool: {e}")))?;
-        let threads = pool.current_num_threads();
-        Ok(CpuBackend {
+        Ok(HostDirections {
             pool,
-            threads,
-            layout: None,
             scratch: ChunkScratch::default(),
         })
     }
 
     pub fn threads(&self) -> usize {
-        self.threads
+        self.pool.current_num_threads()
+    }
+
+    /// Euler and Newton directions and condition estimates of every point of `pts`.
+    pub fn run(&mut self, layout: &EvalLayout, pts: &Points<'_>, out: DirectionsOut<'_>) {
+        let nh = layout.nh;
+        if pts.len() <= CHUNK {
+            let s = &mut self.scratch;
+            directions_chunk(layout, pts, 0, s, out.euler, out.newton, out.cond);
+            return;
+        }
+        self.pool.install(|| {
+            out.euler
+                .par_chunks_mut(CHUNK * nh)
+                .zip(out.newton.par_chunks_mut(CHUNK * nh))
+                .zip(out.cond.par_chunks_mut(CHUNK))
+                .enumerate()
+                .for_each_init(ChunkScratch::default, |s, (c, ((eu, ne), co))| {
+                    directions_chunk(layout, pts, c, s, eu, ne, co)
+                });
+        });
+    }
+}
+
+pub struct CpuBackend {
+    host: HostDirections,
+    layout: Option<EvalLayout>,
+}
+
+impl CpuBackend {
+    /// `threads = 0` uses all cores.
+    pub fn new(threads: usize) -> Result<CpuBackend> {
+        Ok(CpuBackend {
+            host: HostDirections::new(threads)?,
+            layout: None,
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.host.threads()
     }
 
     fn layout(&self) -> Result<&EvalLayout> {
@@ -117,7 +156,7 @@ impl Backend for CpuBackend {
         let layout = self.layout()?;
         let (nh, m, el) = (layout.nh, layout.m, layout.ext_len());
         let p = pts.len();
-        self.pool.install(|| {
+        self.host.pool.install(|| {
             out.par_chunks_mut(CHUNK * el).enumerate().for_each_init(
                 eval_cpu::Scratch::default,
                 |s, (c, o)| {
@@ -135,33 +174,7 @@ impl Backend for CpuBackend {
             .layout
             .as_ref()
             .ok_or_else(|| Error::Internal("backend used before set_homotopy".into()))?;
-        let nh = layout.nh;
-        let p = pts.len();
-        if p <= CHUNK {
-            // One chunk (the tail of a run, when a few hard paths are left): on this thread,
-            // with the backend's own scratch — a round through the pool would cost more in
-            // thread wake-ups than the chunk's work.
-            directions_chunk(
-                layout,
-                pts,
-                0,
-                &mut self.scratch,
-                out.euler,
-                out.newton,
-                out.cond,
-            );
-            return Ok(());
-        }
-        self.pool.install(|| {
-            out.euler
-                .par_chunks_mut(CHUNK * nh)
-                .zip(out.newton.par_chunks_mut(CHUNK * nh))
-                .zip(out.cond.par_chunks_mut(CHUNK))
-                .enumerate()
-                .for_each_init(ChunkScratch::default, |s, (c, ((eu, ne), co))| {
-                    directions_chunk(layout, pts, c, s, eu, ne, co)
-                });
-        });
+        self.host.run(layout, pts, out);
         Ok(())
     }
 }

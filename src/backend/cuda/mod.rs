@@ -16,6 +16,13 @@
 //! and in the ∂h/∂τ column, which is then formed per point (in the fused and generated
 //! kernels, or by kernel `tau_column` after the cuBLAS products). One batch may mix modes.
 //!
+//! Rounds of at most [`HOST_ROUND`] points (the tail of a run, a few hard paths left) are
+//! computed on the host by [`HostDirections`]: a device round trip costs more than their
+//! work. Points near t = 1 whose Gauss–Jordan condition estimate exceeds
+//! [`HOST_RESOLVE_COND`] are solved again on the host, where the residual is recomputed in
+//! double-double when its rounding would show in the Newton step (see
+//! [`crate::backend::cpu::DD_STEP_NOISE`]); the kernels work in double only.
+//!
 //! Sizes are compile-time constants of the NVRTC module built in
 //! [`Backend::set_homotopy`]. Batches larger than the device memory holds are cut into
 //! chunks sized from free memory; an allocation failure halves the chunk and retries.
@@ -24,6 +31,7 @@
 pub mod kernels;
 pub mod step;
 
+use super::cpu::{HostDirections, ACCURATE_RESIDUAL_TAU, CHUNK};
 use super::{Backend, DirectionsOut};
 use crate::error::{Error, Result};
 use crate::eval::EvalLayout;
@@ -55,6 +63,8 @@ const BLOCK: u32 = 128;
 
 /// The homotopy loaded on the device.
 struct Loaded {
+    /// The homotopy's layout on the host (for [`HostDirections`]).
+    layout: EvalLayout,
     n: usize,
     nn: usize,
     m: usize,
@@ -115,7 +125,21 @@ pub struct CudaBackend {
     /// Cap on points per device chunk (0: from free memory).
     chunk_limit: usize,
     dev: Device,
+    /// Small rounds and ill-conditioned points near t = 1, on the host's cores.
+    host: HostDirections,
+    /// Condition estimate above which points near t = 1 are re-solved by [`HostDirections`]
+    /// ([`HOST_RESOLVE_COND`]); `None`: no host offload at all (tests of the kernels).
+    host_offload: Option<f64>,
 }
+
+/// Rounds of at most this many points are computed on the host (one CPU chunk).
+pub const HOST_ROUND: usize = CHUNK;
+
+/// Points with `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`] whose condition estimate exceeds this are
+/// solved again on the host: with `ε·Σ|terms|/row scale ≥ ε`, below it the residual's
+/// rounding moves the Newton step by less than `1e4·ε ≈ 2e-12`
+/// ([`crate::backend::cpu::DD_STEP_NOISE`] is 1e-11).
+pub const HOST_RESOLVE_COND: f64 = 1e4;
 
 fn grid1(threads: usize) -> LaunchConfig {
     LaunchConfig {
@@ -142,6 +166,8 @@ impl CudaBackend {
             eval_method: EvalMethod::Fused,
             chunk_limit: 0,
             dev,
+            host: HostDirections::new(0)?,
+            host_offload: Some(HOST_RESOLVE_COND),
         })
     }
 
@@ -190,6 +216,14 @@ impl CudaBackend {
     /// Caps the points per device chunk (tests use this to exercise chunking).
     pub fn set_chunk_limit(&mut self, points: usize) {
         self.chunk_limit = points;
+    }
+
+    /// `None`: every point's directions come from the kernels, none from the host (for
+    /// tests that compare the kernels with the CPU backend); `Some(c)`: small rounds on the
+    /// host, and points near t = 1 re-solved there above condition estimate `c` (see the
+    /// module's doc; default [`HOST_RESOLVE_COND`]).
+    pub fn set_host_offload(&mut self, resolve_cond: Option<f64>) {
+        self.host_offload = resolve_cond;
     }
 
     fn loaded(&self) -> Result<&Loaded> {
@@ -540,6 +574,7 @@ impl Backend for CudaBackend {
             bt: d_bt,
             max_points: 1,
             compile_s,
+            layout,
         };
         let (free, _) = self.dev.mem_info()?;
         loaded.max_points =
@@ -592,6 +627,13 @@ impl Backend for CudaBackend {
         if out.newton.len() != p * nn || out.cond.len() != p {
             return Err(Error::Internal("CUDA backend: output sizes".into()));
         }
+        if self.host_offload.is_some() && p <= HOST_ROUND {
+            let Some(l) = self.loaded.as_ref() else {
+                return Err(Error::Internal("backend used before set_homotopy".into()));
+            };
+            self.host.run(&l.layout, pts, out);
+            return Ok(());
+        }
         let mut done = 0;
         while done < p {
             let want = self.chunk_for(p - done)?;
@@ -615,7 +657,67 @@ impl Backend for CudaBackend {
             self.dev.dtoh(&mut out.cond[done..done + q], &b.cond)?;
             done += q;
         }
+        if let Some(c) = self.host_offload {
+            self.resolve_on_host(pts, out, c);
+        }
         Ok(())
+    }
+}
+
+impl CudaBackend {
+    /// Solves again on the host the points near t = 1 whose condition estimate exceeds
+    /// `resolve_cond` (or is not finite), see the module's doc.
+    fn resolve_on_host(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>, resolve_cond: f64) {
+        let Some(l) = self.loaded.as_ref() else {
+            return;
+        };
+        let (nn, m) = (l.nn, l.m);
+        let idx: Vec<usize> = (0..pts.len())
+            .filter(|&i| {
+                !pts.is_log(i)
+                    && pts.taus[i].re >= ACCURATE_RESIDUAL_TAU
+                    && !(out.cond[i] <= resolve_cond)
+            })
+            .collect();
+        if idx.is_empty() {
+            return;
+        }
+        let q = idx.len();
+        let ys: Vec<C64> = idx
+            .iter()
+            .flat_map(|&i| pts.ys[i * nn..(i + 1) * nn].iter().copied())
+            .collect();
+        let taus: Vec<C64> = idx.iter().map(|&i| pts.taus[i]).collect();
+        let lifts: Option<Vec<f64>> = pts.lifts.map(|lf| {
+            idx.iter()
+                .flat_map(|&i| lf[i * m..(i + 1) * m].iter().copied())
+                .collect()
+        });
+        let sub = Points {
+            ys: &ys,
+            taus: &taus,
+            log_mode: None,
+            lifts: lifts.as_deref(),
+        };
+        let (mut eu, mut ne, mut co) = (
+            vec![C64::new(0.0, 0.0); q * nn],
+            vec![C64::new(0.0, 0.0); q * nn],
+            vec![0.0; q],
+        );
+        self.host.run(
+            &l.layout,
+            &sub,
+            DirectionsOut {
+                euler: &mut eu,
+                newton: &mut ne,
+                cond: &mut co,
+            },
+        );
+        for (r, &i) in idx.iter().enumerate() {
+            out.euler[i * nn..(i + 1) * nn].copy_from_slice(&eu[r * nn..(r + 1) * nn]);
+            out.newton[i * nn..(i + 1) * nn].copy_from_slice(&ne[r * nn..(r + 1) * nn]);
+            out.cond[i] = co[r];
+        }
     }
 }
 
