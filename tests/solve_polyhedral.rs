@@ -48,12 +48,21 @@ fn katsura_5_to_7_have_2_to_the_n_solutions_in_cn() {
 }
 
 /// From chandra-8 on, solutions have condition numbers from 1e9 up to above 1e12 (c =
-/// 0.51234 is close to the degenerate 1/2); double precision tracking loses some of them
-/// (chandra-8 seed 1: 127 of 128), which is the endgame issue's work (Cauchy endgame,
-/// double-double re-tracking).
+/// 0.51234 is close to the degenerate 1/2). Double precision alone loses some of them; the
+/// double-double residuals near t = 1 (docs/tracker.md) keep all of them for every seed here.
 #[test]
-fn chandra_4_to_7_have_2_to_the_n_minus_1_solutions() {
-    for n in 4..=7 {
+fn chandra_4_to_8_have_2_to_the_n_minus_1_solutions() {
+    for n in 4..=8 {
+        check(&format!("chandra{n}"), 1 << (n - 1));
+    }
+}
+
+/// chandra-9 and -10 (256 and 512 solutions): about a minute per seed on two cores for
+/// chandra-9, so left to `--ignored` runs (docs/performance.md has the figures).
+#[test]
+#[ignore]
+fn chandra_9_and_10_have_2_to_the_n_minus_1_solutions() {
+    for n in 9..=10 {
         check(&format!("chandra{n}"), 1 << (n - 1));
     }
 }

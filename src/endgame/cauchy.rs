@@ -20,6 +20,17 @@ use num_complex::Complex64 as C64;
 pub const SAMPLES_PER_LOOP: usize = 16;
 /// Loops tried before the winding number is declared too large.
 pub const MAX_WINDING: u32 = 24;
+
+/// Loops allowed in a round of an endgame started on the slope `α` of `log ‖dy/ds‖` against
+/// `log s`: a winding number `c` gives `α = 1/c − 1`, so `c ≈ 1/(1 + α)`; twice that and two
+/// more (at least 4, at most [`MAX_WINDING`]). A loop that has not closed by then met the
+/// branch points of other paths near t = 1 (chandra-n: ill-conditioned nonsingular endpoints
+/// whose slope looks singular at first) and went through their sheets: the round is given up
+/// after a few loops instead of 24.
+pub fn loop_cap(slope: f64) -> u32 {
+    let c = 1.0 / (1.0 + slope).max(1.0 / MAX_WINDING as f64);
+    ((2.0 * c.round() + 2.0) as u32).clamp(4, MAX_WINDING)
+}
 /// Each round's radius is the previous one's divided by this.
 pub const RADIUS_RATIO: f64 = 4.0;
 /// Rounds (radii) at most.
@@ -60,6 +71,8 @@ pub struct Cauchy {
     samples: usize,
     /// Completed loops of the current round.
     pub loops: u32,
+    /// Loops allowed per round ([`loop_cap`]).
+    pub loop_cap: u32,
     /// Rounds completed, with the last estimate (in the chart) and the winding number.
     pub rounds: u32,
     pub estimate: Option<Vec<C64>>,
@@ -75,13 +88,14 @@ pub enum LoopEnd {
     Again,
     /// Back at the start after `c` loops; the round's estimate is made.
     Closed,
-    /// No return within [`MAX_WINDING`] loops.
+    /// No return within [`Cauchy::loop_cap`] loops.
     TooManyLoops,
 }
 
 impl Cauchy {
-    /// Starts an endgame at the (unit) point `y` on the real path at `τ` (`s0 = 1 − e^τ`).
-    pub fn new(y: &[C64], tau: f64) -> Cauchy {
+    /// Starts an endgame at the (unit) point `y` on the real path at `τ` (`s0 = 1 − e^τ`),
+    /// at most `loop_cap` loops per round.
+    pub fn new(y: &[C64], tau: f64, loop_cap: u32) -> Cauchy {
         let mut c = Cauchy {
             ell: y.iter().map(|v| v.conj()).collect(),
             s0: 0.0,
@@ -90,6 +104,7 @@ impl Cauchy {
             sum: Vec::new(),
             samples: 0,
             loops: 0,
+            loop_cap,
             rounds: 0,
             estimate: None,
             winding: 0,
@@ -167,7 +182,7 @@ impl Cauchy {
             self.winding = self.loops;
             self.rounds += 1;
             LoopEnd::Closed
-        } else if self.loops >= MAX_WINDING {
+        } else if self.loops >= self.loop_cap {
             LoopEnd::TooManyLoops
         } else {
             self.add_sample(y);
@@ -214,7 +229,7 @@ mod tests {
                 let theta = 2.0 * std::f64::consts::PI * k as f64 / SAMPLES_PER_LOOP as f64;
                 C64::from_polar(s0.powf(1.0 / c as f64), theta / c as f64)
             };
-            let mut g = Cauchy::new(&point(branch(0), 0), (1.0 - s0).ln());
+            let mut g = Cauchy::new(&point(branch(0), 0), (1.0 - s0).ln(), MAX_WINDING);
             let mut end = LoopEnd::Again;
             let mut k = 1usize;
             while end == LoopEnd::Again {
@@ -235,8 +250,32 @@ mod tests {
     }
 
     #[test]
+    fn loop_cap_admits_the_winding_number_the_slope_predicts() {
+        // Slope estimates within the trigger's agreement (±0.05 here) of 1/c − 1 leave room
+        // for c loops; a round that does not close stops after the cap.
+        for c in 1..=MAX_WINDING {
+            for d in [-0.05, 0.0, 0.05] {
+                let slope = (1.0 / c as f64 - 1.0 + d).min(-0.2);
+                let cap = loop_cap(slope);
+                assert!(
+                    cap >= c.min(MAX_WINDING / 2 + 1) && cap <= MAX_WINDING,
+                    "c = {c}, slope {slope}: cap {cap}"
+                );
+            }
+        }
+        assert_eq!(loop_cap(-0.5), 6);
+        assert_eq!(loop_cap(-0.99), MAX_WINDING);
+        let y = [C64::new(1.0, 0.0), C64::new(0.0, 0.0)];
+        let mut g = Cauchy::new(&y, (1.0f64 - 0.1).ln(), loop_cap(-0.5));
+        let away = [C64::new(0.0, 0.0), C64::new(1.0, 0.0)];
+        let ends: Vec<LoopEnd> = (0..6).map(|_| g.end_loop(&away)).collect();
+        assert!(ends[..5].iter().all(|e| *e == LoopEnd::Again));
+        assert_eq!(ends[5], LoopEnd::TooManyLoops);
+    }
+
+    #[test]
     fn loop_vertices_circle_t_equal_one() {
-        let g = Cauchy::new(&[C64::new(1.0, 0.0)], (1.0f64 - 0.1).ln());
+        let g = Cauchy::new(&[C64::new(1.0, 0.0)], (1.0f64 - 0.1).ln(), MAX_WINDING);
         for j in 0..=SAMPLES_PER_LOOP {
             let t = g.vertices[j].exp();
             assert!(((C64::new(1.0, 0.0) - t).norm() - 0.1).abs() < 1e-12);

@@ -1,7 +1,7 @@
 //! One path's state machine: start refinement → (RK4 stages 2–4 → Newton corrections)* → end.
 
 use super::{StartPoint, TrackerOptions};
-use crate::endgame::cauchy::{Cauchy, LoopEnd, MAX_ROUNDS};
+use crate::endgame::cauchy::{loop_cap, Cauchy, LoopEnd, MAX_ROUNDS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
@@ -107,6 +107,8 @@ pub struct PathState {
     pub eval_tau: C64,
     /// `(s, ‖dy/dτ‖)` at the last endgame samples (newest last, at most 3).
     slopes: Vec<(f64, f64)>,
+    /// The newest slope estimate of [`Self::looks_singular`] (sets the endgame's loop cap).
+    slope: f64,
     /// The Cauchy endgame, once started.
     cauchy: Option<Box<Cauchy>>,
     /// True while going around a Cauchy loop: `tau` is then the loop parameter `u`
@@ -174,6 +176,7 @@ impl PathState {
                 .unwrap_or(default_max_lift),
             lifts: s.lifts,
             slopes: Vec::new(),
+            slope: -1.0,
             cauchy: None,
             looping: false,
             cauchy_failed: false,
@@ -259,6 +262,7 @@ impl PathState {
         };
         let w = &self.slopes;
         let (a1, a2) = (slope(&w[0], &w[1]), slope(&w[1], &w[2]));
+        self.slope = a2;
         a1 < SINGULAR_SLOPE && a2 < SINGULAR_SLOPE && (a1 - a2).abs() < SLOPE_AGREEMENT
     }
 
@@ -276,7 +280,10 @@ impl PathState {
         let tau = self.tau;
         match &mut self.cauchy {
             Some(c) => c.begin_round(&self.y, tau),
-            None => self.cauchy = Some(Box::new(Cauchy::new(&self.y, tau))),
+            None => {
+                let cap = loop_cap(self.slope);
+                self.cauchy = Some(Box::new(Cauchy::new(&self.y, tau, cap)))
+            }
         }
         self.looping = true;
         self.tau = 0.0;

@@ -136,10 +136,10 @@ pub struct CudaBackend {
 pub const HOST_ROUND: usize = CHUNK;
 
 /// Points with `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`] whose condition estimate exceeds this are
-/// solved again on the host: with `ε·Σ|terms|/row scale ≥ ε`, below it the residual's
-/// rounding moves the Newton step by less than `1e4·ε ≈ 2e-12`
-/// ([`crate::backend::cpu::DD_STEP_NOISE`] is 1e-11).
-pub const HOST_RESOLVE_COND: f64 = 1e4;
+/// solved again on the host: `ε·Σ|terms|/row scale ≥ ε`, so below `DD_STEP_NOISE/ε ≈ 450`
+/// the host would not recompute the residual either
+/// ([`crate::backend::cpu::DD_STEP_NOISE`]).
+pub const HOST_RESOLVE_COND: f64 = 4e2;
 
 fn grid1(threads: usize) -> LaunchConfig {
     LaunchConfig {
