@@ -141,10 +141,7 @@ impl Dd {
         // j/256 is exact, so u is r shifted by an exact double.
         let u = r.add(Dd::from(-j / EXP_STEPS));
         let t = exp_tables();
-        let mut sum = t.inv_fact[EXP_DEGREE];
-        for c in t.inv_fact[..EXP_DEGREE].iter().rev() {
-            sum = sum.mul(u).add(*c);
-        }
+        let sum = horner(&t.inv_fact, u);
         let e = t.steps[(j as i64 + EXP_TABLE_HALF as i64) as usize];
         Some(sum.mul(e).scale2(k as i32))
     }
@@ -183,15 +180,8 @@ impl Dd {
         let t = trig_tables();
         let u2 = u.mul(u);
         // sin u = u·Σ (−u²)^i/(2i+1)!, cos u = Σ (−u²)^i/(2i)!, i ≤ 4 and 5, by Horner.
-        let mut su = t.sin_coef[t.sin_coef.len() - 1];
-        for c in t.sin_coef[..t.sin_coef.len() - 1].iter().rev() {
-            su = su.mul(u2).add(*c);
-        }
-        let su = su.mul(u);
-        let mut cu = t.cos_coef[t.cos_coef.len() - 1];
-        for c in t.cos_coef[..t.cos_coef.len() - 1].iter().rev() {
-            cu = cu.mul(u2).add(*c);
-        }
+        let su = horner(&t.sin_coef, u2).mul(u);
+        let cu = horner(&t.cos_coef, u2);
         let idx = (j as i64 + TRIG_TABLE_HALF as i64) as usize;
         let (sj, cj) = (t.sin[idx], t.cos[idx]);
         let sr = sj.mul(cu).add(cj.mul(su));
@@ -220,6 +210,12 @@ impl Dd {
         }
         (s, c)
     }
+}
+
+/// `Σ_i c_i x^i` by Horner's rule (`c` non-empty, constant term first).
+fn horner(c: &[Dd], x: Dd) -> Dd {
+    let (last, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(*last, |acc, ci| acc.mul(x).add(*ci))
 }
 
 /// `π/2` in double-double.
