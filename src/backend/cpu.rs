@@ -16,6 +16,12 @@ use rayon::prelude::*;
 /// solutions with condition numbers up to ~1e15. Earlier on the paths are well conditioned.
 pub const ACCURATE_RESIDUAL_TAU: f64 = -1.0;
 
+/// True where the residual of point `i` may be recomputed in double-double: projective
+/// coordinates and `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`].
+pub fn near_end(pts: &Points<'_>, i: usize) -> bool {
+    !pts.is_log(i) && pts.taus[i].re >= ACCURATE_RESIDUAL_TAU
+}
+
 /// The residual is recomputed in double-double where the Newton step's error from the
 /// residual's rounding, about `κ · max_k ε·Σ|terms_k| / max_j |∂h_k/∂y_j|` (κ the
 /// solve's condition estimate; rows are equilibrated by their largest derivative), exceeds
@@ -216,9 +222,7 @@ fn directions_chunk(
         let (eu, ne) = (&mut eu[i * nh..(i + 1) * nh], &mut ne[i * nh..(i + 1) * nh]);
         let ext_i = i * el..(i + 1) * el;
         co[i] = solve_directions_one(n, &s.ext[ext_i.clone()], y, log, &mut s.a, &mut s.b, eu, ne);
-        let near_end = chunk.taus[i].re >= ACCURATE_RESIDUAL_TAU;
-        if near_end
-            && !log
+        if near_end(&chunk, i)
             && !(residual_step_noise(layout, i, &s.ext, &s.eval, co[i]) <= DD_STEP_NOISE)
             && accurate_residual(layout, &chunk, i, &mut s.ext)
         {

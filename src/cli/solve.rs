@@ -84,8 +84,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         opts.tracker.batch = b;
     }
-    let kind = a.backend;
-    let mut backend = make_backend(kind, a.device, a.cuda_eval, a.threads)?;
+    let mut backend = make_backend(a.backend, a.device, a.cuda_eval, a.threads)?;
     if a.batch.is_none() && backend.name() == "cuda" {
         opts.tracker.batch = CUDA_BATCH;
     }

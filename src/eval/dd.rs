@@ -236,6 +236,15 @@ struct TrigTables {
     cos_coef: Vec<Dd>,
 }
 
+/// `1/i!` for `i = 0 ..= n`.
+fn inverse_factorials(n: usize) -> Vec<Dd> {
+    let mut f = vec![Dd::from(1.0)];
+    for i in 1..=n {
+        f.push(f[i - 1].div_f64(i as f64));
+    }
+    f
+}
+
 fn trig_tables() -> &'static TrigTables {
     static T: std::sync::OnceLock<TrigTables> = std::sync::OnceLock::new();
     T.get_or_init(|| {
@@ -243,11 +252,7 @@ fn trig_tables() -> &'static TrigTables {
         let (sin, cos) = (-h..=h)
             .map(|j| Dd::from(j as f64 / EXP_STEPS).sin_cos_series())
             .unzip();
-        let mut fact = vec![Dd::from(1.0)]; // 1/i!
-        for i in 1..=11 {
-            let prev: Dd = fact[i - 1];
-            fact.push(prev.div_f64(i as f64));
-        }
+        let fact = inverse_factorials(11);
         let sign = |i: usize, v: Dd| if i % 2 == 0 { v } else { v.neg() };
         TrigTables {
             sin,
@@ -284,11 +289,7 @@ fn exp_tables() -> &'static ExpTables {
         let steps = (-h..=h)
             .map(|j| Dd::from(j as f64 / EXP_STEPS).exp_series())
             .collect();
-        let mut inv_fact = vec![Dd::from(1.0)];
-        for i in 1..=EXP_DEGREE {
-            let prev = inv_fact[i - 1];
-            inv_fact.push(prev.div_f64(i as f64));
-        }
+        let inv_fact = inverse_factorials(EXP_DEGREE);
         ExpTables { steps, inv_fact }
     })
 }

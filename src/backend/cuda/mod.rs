@@ -31,7 +31,7 @@
 pub mod kernels;
 pub mod step;
 
-use super::cpu::{HostDirections, ACCURATE_RESIDUAL_TAU, CHUNK};
+use super::cpu::{near_end, HostDirections, CHUNK};
 use super::{Backend, DirectionsOut};
 use crate::error::{Error, Result};
 use crate::eval::EvalLayout;
@@ -135,7 +135,7 @@ pub struct CudaBackend {
 /// Rounds of at most this many points are computed on the host (one CPU chunk).
 pub const HOST_ROUND: usize = CHUNK;
 
-/// Points with `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`] whose condition estimate exceeds this are
+/// Points with `Re τ ≥` [`crate::backend::cpu::ACCURATE_RESIDUAL_TAU`] whose condition estimate exceeds this are
 /// solved again on the host: `ε·Σ|terms|/row scale ≥ ε`, so below `DD_STEP_NOISE/ε ≈ 450`
 /// the host would not recompute the residual either
 /// ([`crate::backend::cpu::DD_STEP_NOISE`]).
@@ -673,11 +673,7 @@ impl CudaBackend {
         };
         let (nn, m) = (l.nn, l.m);
         let idx: Vec<usize> = (0..pts.len())
-            .filter(|&i| {
-                !pts.is_log(i)
-                    && pts.taus[i].re >= ACCURATE_RESIDUAL_TAU
-                    && !(out.cond[i] <= resolve_cond)
-            })
+            .filter(|&i| near_end(pts, i) && !(out.cond[i] <= resolve_cond))
             .collect();
         if idx.is_empty() {
             return;
