@@ -17,9 +17,10 @@ use rayon::prelude::*;
 pub const ACCURATE_RESIDUAL_TAU: f64 = -1.0;
 
 /// True where the residual of point `i` may be recomputed in double-double: projective
-/// coordinates and `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`].
+/// coordinates, `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`], and the Newton direction will be used
+/// (a Runge–Kutta stage uses only the Euler direction, which does not involve `H`).
 pub fn near_end(pts: &Points<'_>, i: usize) -> bool {
-    !pts.is_log(i) && pts.taus[i].re >= ACCURATE_RESIDUAL_TAU
+    !pts.is_log(i) && !pts.is_euler_only(i) && pts.taus[i].re >= ACCURATE_RESIDUAL_TAU
 }
 
 /// The residual is recomputed in double-double where the Newton step's error from the

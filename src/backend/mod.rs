@@ -57,7 +57,13 @@ pub fn fill_direction_system(
     let cols = if log { n } else { nh };
     for k in 0..n {
         let row = &ext[k * w..(k + 1) * w];
-        let r = row[..cols].iter().map(|z| z.norm()).fold(0.0, f64::max);
+        // max |z| as the root of max |z|² (no hypot per entry), unless |z|² leaves range.
+        let r2 = row[..cols].iter().map(|z| z.norm_sqr()).fold(0.0, f64::max);
+        let r = if r2 > 1e-300 && r2 < 1e300 {
+            r2.sqrt()
+        } else {
+            row[..cols].iter().map(|z| z.norm()).fold(0.0, f64::max)
+        };
         let s = if r > 0.0 && r.is_finite() {
             1.0 / r
         } else {

@@ -124,10 +124,11 @@ impl Dd {
     }
 
     /// `e^x` to ~1e-30 relative (the reduction by `k·ln 2` leaves an absolute error of about
-    /// `k·1e-32` in the argument): `x = k·ln 2 + j/256 + u` with `|u| ≤ 1/512`,
-    /// `e^x = 2^k · e^{j/256} · e^u`, `e^{j/256}` from a table ([`exp_tables`]) and `e^u` by
-    /// its Taylor polynomial of degree 9 (remainder below `(1/512)^10/10! ≈ 2e-34`) in
-    /// Horner form with double-double coefficients. `None` outside the double range.
+    /// `k·1e-32` in the argument): `x = k·ln 2 + j/256 + i/65536 + u` with `|u| ≤ 2^-17`,
+    /// `e^x = 2^k · e^{j/256} · e^{i/65536} · e^u`, both steps from tables ([`exp_tables`])
+    /// and `e^u` by its Taylor polynomial of degree 5 (remainder below
+    /// `2^-102/6! ≈ 3e-34`) in Horner form with double-double coefficients. `None` outside
+    /// the double range.
     pub fn exp(self) -> Option<Dd> {
         if self.hi == 0.0 {
             return Some(Dd::from(1.0));
@@ -140,10 +141,14 @@ impl Dd {
         let j = (r.hi * EXP_STEPS).round();
         // j/256 is exact, so u is r shifted by an exact double.
         let u = r.add(Dd::from(-j / EXP_STEPS));
+        // i/65536 is exact too.
+        let i = (u.hi * EXP_FINE_STEPS).round();
+        let u = u.add(Dd::from(-i / EXP_FINE_STEPS));
         let t = exp_tables();
         let sum = horner(&t.inv_fact, u);
         let e = t.steps[(j as i64 + EXP_TABLE_HALF as i64) as usize];
-        Some(sum.mul(e).scale2(k as i32))
+        let f = t.fine[(i as i64 + EXP_FINE_HALF as i64) as usize];
+        Some(sum.mul(f).mul(e).scale2(k as i32))
     }
 
     /// `e^x` by the plain series (argument halved 8 times, 14 terms, squared back): slow,
@@ -272,12 +277,18 @@ const LN2: Dd = Dd {
 const EXP_STEPS: f64 = 256.0;
 /// `|r| ≤ ln 2 / 2` after the reduction by `k·ln 2`, so `|j| ≤ 89`.
 const EXP_TABLE_HALF: usize = 89;
-/// Degree of the Taylor polynomial of `e^u`, `|u| ≤ 1/512`.
-const EXP_DEGREE: usize = 9;
+/// Steps of the second table of [`Dd::exp`] per unit of the argument.
+const EXP_FINE_STEPS: f64 = 65536.0;
+/// `|u| ≤ 1/512` after the first table, so `|i| ≤ 128` in the second.
+const EXP_FINE_HALF: usize = 128;
+/// Degree of the Taylor polynomial of `e^u`, `|u| ≤ 2^-17`.
+const EXP_DEGREE: usize = 5;
 
 struct ExpTables {
     /// `e^{j/256}` for `j = −89 ..= 89`.
     steps: Vec<Dd>,
+    /// `e^{i/65536}` for `i = −128 ..= 128`.
+    fine: Vec<Dd>,
     /// `1/i!` for `i = 0 ..= EXP_DEGREE`.
     inv_fact: Vec<Dd>,
 }
@@ -289,8 +300,16 @@ fn exp_tables() -> &'static ExpTables {
         let steps = (-h..=h)
             .map(|j| Dd::from(j as f64 / EXP_STEPS).exp_series())
             .collect();
+        let h = EXP_FINE_HALF as i64;
+        let fine = (-h..=h)
+            .map(|i| Dd::from(i as f64 / EXP_FINE_STEPS).exp_series())
+            .collect();
         let inv_fact = inverse_factorials(EXP_DEGREE);
-        ExpTables { steps, inv_fact }
+        ExpTables {
+            steps,
+            fine,
+            inv_fact,
+        }
     })
 }
 

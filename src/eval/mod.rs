@@ -103,6 +103,9 @@ pub struct Points<'a> {
     /// `p × M` row-major: per-point lifts replacing the homotopy's (polyhedral paths carry
     /// their cell's shifted lifts `ω'(a) = ⟨a,α⟩ + ω(a) − β_k`, see `start::polyhedral`).
     pub lifts: Option<&'a [f64]>,
+    /// Per point: only the Euler direction will be used (a Runge–Kutta stage), so the Newton
+    /// direction need not be made accurate (no double-double residual); `None`: both used.
+    pub euler_only: Option<&'a [bool]>,
 }
 
 impl<'a> Points<'a> {
@@ -113,6 +116,7 @@ impl<'a> Points<'a> {
             taus,
             log_mode: None,
             lifts: None,
+            euler_only: None,
         }
     }
     pub fn len(&self) -> usize {
@@ -124,6 +128,10 @@ impl<'a> Points<'a> {
     pub fn is_log(&self, i: usize) -> bool {
         self.log_mode.is_some_and(|m| m[i])
     }
+    /// True when only the Euler direction of point `i` will be used.
+    pub fn is_euler_only(&self, i: usize) -> bool {
+        self.euler_only.is_some_and(|m| m[i])
+    }
     /// Points `start .. start + len` (`nh` coordinates, `m` lifts per point).
     pub fn slice(&self, start: usize, len: usize, nh: usize, m: usize) -> Points<'a> {
         Points {
@@ -131,6 +139,7 @@ impl<'a> Points<'a> {
             taus: &self.taus[start..start + len],
             log_mode: self.log_mode.map(|l| &l[start..start + len]),
             lifts: self.lifts.map(|l| &l[start * m..(start + len) * m]),
+            euler_only: self.euler_only.map(|l| &l[start..start + len]),
         }
     }
 }

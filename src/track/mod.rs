@@ -125,6 +125,7 @@ pub fn track_all(
     let mut stats = TrackStats::default();
     let mut exhausted = false;
     let (mut ys, mut taus, mut logs, mut lifts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut stages = Vec::new();
     let (mut eu, mut ne, mut co) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         while !exhausted && active.len() < opts.batch {
@@ -143,12 +144,14 @@ pub fn track_all(
         ne.resize(p * nh, C64::new(0.0, 0.0));
         co.resize(p, 0.0);
         logs.resize(p, false);
+        stages.resize(p, false);
         let own_lifts = active.iter().any(|s| s.lifts.is_some());
         lifts.resize(if own_lifts { p * m } else { 0 }, 0.0);
         for (i, s) in active.iter().enumerate() {
             ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
             taus[i] = s.eval_tau;
             logs[i] = s.is_log();
+            stages[i] = s.euler_only();
             if own_lifts {
                 let row = &mut lifts[i * m..(i + 1) * m];
                 match &s.lifts {
@@ -162,6 +165,7 @@ pub fn track_all(
             taus: &taus,
             log_mode: Some(&logs),
             lifts: own_lifts.then_some(&lifts[..]),
+            euler_only: Some(&stages),
         };
         backend.directions(
             &pts,

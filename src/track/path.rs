@@ -32,6 +32,21 @@ pub const SINGULAR_SLOPE: f64 = -0.2;
 /// ... and the two estimates agree to this (the Puiseux expansion dominates: no other
 /// branch point near the loops to come).
 pub const SLOPE_AGREEMENT: f64 = 0.1;
+/// ... and both lie above `1/c_max − 1` with `c_max` = [`MAX_TRIGGER_WINDING`]: a Puiseux
+/// branch has `α = 1/c − 1 > −1`, while `α ≤ −1` (seen down to −1.6 on chandra-8, whose
+/// endpoints are all nonsingular with condition numbers up to 1e11) means the path passes
+/// a branch point of nearby sheets at about the current `s`; loops there go through those
+/// sheets (chandra-8 seed 1: 24 loops, 7,700 steps, for one path).
+pub const MIN_TRIGGER_SLOPE: f64 = 1.0 / MAX_TRIGGER_WINDING - 1.0;
+/// A loop (one turn of a Cauchy round) that needs more steps than this passes near branch
+/// points of other sheets: the round is given up. A loop in the Puiseux regime is smooth
+/// in the loop parameter and takes about one step per segment (cyclic-8: 20 steps per loop
+/// at the median and the 90th percentile, 85 at most); chandra-9's nonsingular but
+/// ill-conditioned endpoints took 300 per loop, and a dozen loops, before this cap.
+pub const LOOP_STEP_BUDGET: u32 = 8 * crate::endgame::cauchy::SAMPLES_PER_LOOP as u32;
+/// Largest winding number whose slope starts the Cauchy endgame (see [`MIN_TRIGGER_SLOPE`]);
+/// a path with a larger one is tracked along the real axis to its end instead.
+pub const MAX_TRIGGER_WINDING: f64 = 12.0;
 /// A Cauchy estimate is used when a later round failed only if it is this accurate.
 pub const USABLE_ACCURACY: f64 = 1e-6;
 use num_complex::Complex64 as C64;
@@ -118,6 +133,8 @@ pub struct PathState {
     cauchy_failed: bool,
     /// dτ/du of the current step (1 on the real path; the segment's vector on a loop).
     dtau: C64,
+    /// Steps (accepted + rejected) when the current loop began.
+    loop_began: u32,
 }
 
 fn norm(v: &[C64]) -> f64 {
@@ -181,7 +198,13 @@ impl PathState {
             looping: false,
             cauchy_failed: false,
             dtau: C64::new(1.0, 0.0),
+            loop_began: 0,
         }
+    }
+
+    /// True when the next evaluation is a Runge–Kutta stage: only its Euler direction is used.
+    pub fn euler_only(&self) -> bool {
+        matches!(self.phase, Phase::Stage(_))
     }
 
     /// True while the path is tracked in log coordinates.
@@ -263,7 +286,8 @@ impl PathState {
         let w = &self.slopes;
         let (a1, a2) = (slope(&w[0], &w[1]), slope(&w[1], &w[2]));
         self.slope = a2;
-        a1 < SINGULAR_SLOPE && a2 < SINGULAR_SLOPE && (a1 - a2).abs() < SLOPE_AGREEMENT
+        let in_range = |a: f64| a < SINGULAR_SLOPE && a > MIN_TRIGGER_SLOPE;
+        in_range(a1) && in_range(a2) && (a1 - a2).abs() < SLOPE_AGREEMENT
     }
 
     /// The homogenizing coordinate still shrinks like `s^v` with `v > 2·VALUATION_TOL`: the
@@ -286,6 +310,7 @@ impl PathState {
             }
         }
         self.looping = true;
+        self.loop_began = self.accepted + self.rejected;
         self.tau = 0.0;
         self.h = 0.5;
         self.resume();
@@ -332,7 +357,10 @@ impl PathState {
         let (rounds, y_start, tau0, s0) = (c.rounds, c.y_start.clone(), c.vertices[0].re, c.s0);
         let done = c.converged() || rounds >= MAX_ROUNDS;
         match end {
-            LoopEnd::Again => None,
+            LoopEnd::Again => {
+                self.loop_began = self.accepted + self.rejected;
+                None
+            }
             LoopEnd::Closed if done => self.finish_cauchy().or_else(|| {
                 self.abandon_cauchy(y_start, tau0, s0);
                 None
@@ -405,6 +433,18 @@ impl PathState {
         self.cauchy = None;
         self.cauchy_failed = true;
         self.resume();
+    }
+
+    /// A loop over its [`LOOP_STEP_BUDGET`]: the last closed round's estimate when it is
+    /// usable, else the real path from the round's start, without the endgame.
+    fn give_up_round(&mut self) -> Option<PathEnd> {
+        if let Some(end) = self.finish_cauchy() {
+            return Some(end);
+        }
+        let c = self.cauchy.as_ref().expect("looping implies an endgame");
+        let (y, tau0, s0) = (c.y_start.clone(), c.vertices[0].re, c.s0);
+        self.abandon_cauchy(y, tau0, s0);
+        None
     }
 
     /// Begins a step attempt from (y, τ) with k1 known: the stage-2 point.
@@ -600,6 +640,9 @@ impl PathState {
                         }
                         if self.accepted + self.rejected >= opts.max_steps {
                             return self.stop(opts, "too many steps".into());
+                        }
+                        if self.accepted + self.rejected - self.loop_began > LOOP_STEP_BUDGET {
+                            return self.give_up_round();
                         }
                         self.begin_step(opts);
                         return None;

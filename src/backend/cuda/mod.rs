@@ -694,6 +694,7 @@ impl CudaBackend {
             taus: &taus,
             log_mode: None,
             lifts: lifts.as_deref(),
+            euler_only: None,
         };
         let (mut eu, mut ne, mut co) = (
             vec![C64::new(0.0, 0.0); q * nn],
