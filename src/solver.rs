@@ -4,6 +4,7 @@
 
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
+use crate::eval::Residual;
 use crate::post::{Endpoint, Refiner};
 use crate::report::{Summary, Tally};
 use crate::start::mhom::homotopy::MhomStart;
@@ -167,7 +168,11 @@ pub fn solve(
         }
         attempt += 1;
         retracked += suspects.len() as u64;
-        let tracker = opts.tracker.tightened(attempt as u32);
+        // Tighter steps, and in the last round double-double residuals all along the path.
+        let mut tracker = opts.tracker.tightened(attempt.min(2) as u32);
+        if attempt == RECOVERY_ROUNDS {
+            tracker.residual = Residual::DoubleDouble;
+        }
         track(Some(Arc::new(suspects)), &tracker, attempt, &mut tally)?;
     }
     let c = tally.counts();
@@ -196,8 +201,10 @@ pub fn solve(
     })
 }
 
-/// Rounds of re-tracking for suspect paths (each tighter than the last).
-pub const RECOVERY_ROUNDS: u8 = 2;
+/// Rounds of re-tracking for suspect paths: two with tighter steps (each tighter than the
+/// last), then one as tight as the second with double-double residuals at every Newton
+/// correction of the path ([`Residual::DoubleDouble`]).
+pub const RECOVERY_ROUNDS: u8 = 3;
 
 /// The start system of a run; it can regenerate the start point of any path by index.
 enum Start {

@@ -555,7 +555,7 @@ fn polyhedral_points_match_the_cpu_backend() {
             taus: &taus,
             log_mode: (log_kind > 0 || trial % 2 == 0).then_some(&logs[..]),
             lifts: lifts.as_deref(),
-            euler_only: None,
+            residual: None,
         };
         let method =
             [EvalMethod::Cublas, EvalMethod::Fused, EvalMethod::Generated][(trial / 4) % 3];

@@ -165,7 +165,7 @@ fn log_mode_points_give_derivatives_in_z() {
             taus: &taus,
             log_mode: Some(&modes),
             lifts: None,
-            euler_only: None,
+            residual: None,
         },
         &mut out,
         &mut s,
@@ -206,7 +206,7 @@ fn per_point_lifts_replace_the_homotopy_lifts() {
         taus: &taus,
         log_mode: None,
         lifts: Some(&lifts),
-        euler_only: None,
+        residual: None,
     };
     eval_cpu::extended_jacobians(&layout, &pts, &mut out, &mut s);
     let w = nh + 2;

@@ -5,7 +5,7 @@
 
 use super::{solve_directions_one, Backend, DirectionsOut};
 use crate::error::{Error, Result};
-use crate::eval::{cpu as eval_cpu, EvalLayout, Points};
+use crate::eval::{cpu as eval_cpu, EvalLayout, Points, Residual};
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 use rayon::prelude::*;
@@ -16,11 +16,19 @@ use rayon::prelude::*;
 /// solutions with condition numbers up to ~1e15. Earlier on the paths are well conditioned.
 pub const ACCURATE_RESIDUAL_TAU: f64 = -1.0;
 
-/// True where the residual of point `i` may be recomputed in double-double: projective
-/// coordinates, `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`], and the Newton direction will be used
-/// (a Runge–Kutta stage uses only the Euler direction, which does not involve `H`).
-pub fn near_end(pts: &Points<'_>, i: usize) -> bool {
-    !pts.is_log(i) && !pts.is_euler_only(i) && pts.taus[i].re >= ACCURATE_RESIDUAL_TAU
+/// True where the residual of point `i` is to be recomputed in double-double (never in log
+/// coordinates): always for [`Residual::DoubleDouble`], never for [`Residual::EulerOnly`],
+/// and for [`Residual::Adaptive`] from `Re τ ≥` [`ACCURATE_RESIDUAL_TAU`] on where `noisy()`
+/// (the double residual's rounding would spoil the Newton step).
+pub fn wants_dd(pts: &Points<'_>, i: usize, noisy: impl FnOnce() -> bool) -> bool {
+    if pts.is_log(i) {
+        return false;
+    }
+    match pts.residual(i) {
+        Residual::EulerOnly => false,
+        Residual::DoubleDouble => true,
+        Residual::Adaptive => pts.taus[i].re >= ACCURATE_RESIDUAL_TAU && noisy(),
+    }
 }
 
 /// The residual is recomputed in double-double where the Newton step's error from the
@@ -223,10 +231,8 @@ fn directions_chunk(
         let (eu, ne) = (&mut eu[i * nh..(i + 1) * nh], &mut ne[i * nh..(i + 1) * nh]);
         let ext_i = i * el..(i + 1) * el;
         co[i] = solve_directions_one(n, &s.ext[ext_i.clone()], y, log, &mut s.a, &mut s.b, eu, ne);
-        if near_end(&chunk, i)
-            && !(residual_step_noise(layout, i, &s.ext, &s.eval, co[i]) <= DD_STEP_NOISE)
-            && accurate_residual(layout, &chunk, i, &mut s.ext)
-        {
+        let noisy = || !(residual_step_noise(layout, i, &s.ext, &s.eval, co[i]) <= DD_STEP_NOISE);
+        if wants_dd(&chunk, i, noisy) && accurate_residual(layout, &chunk, i, &mut s.ext) {
             co[i] = solve_directions_one(n, &s.ext[ext_i], y, log, &mut s.a, &mut s.b, eu, ne);
         }
     }

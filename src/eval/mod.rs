@@ -103,9 +103,24 @@ pub struct Points<'a> {
     /// `p × M` row-major: per-point lifts replacing the homotopy's (polyhedral paths carry
     /// their cell's shifted lifts `ω'(a) = ⟨a,α⟩ + ω(a) − β_k`, see `start::polyhedral`).
     pub lifts: Option<&'a [f64]>,
-    /// Per point: only the Euler direction will be used (a Runge–Kutta stage), so the Newton
-    /// direction need not be made accurate (no double-double residual); `None`: both used.
-    pub euler_only: Option<&'a [bool]>,
+    /// Per point: how accurately the residual `H` (hence the Newton direction) is computed;
+    /// `None`: [`Residual::Adaptive`] everywhere.
+    pub residual: Option<&'a [Residual]>,
+}
+
+/// How accurately a point's residual `H(y, τ)` is computed (it enters only the Newton
+/// direction; the Euler direction does not involve it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Residual {
+    /// Only the Euler direction is used (a Runge–Kutta stage): double.
+    EulerOnly,
+    /// Double, and double-double near t = 1 where the rounding of the double value would
+    /// spoil the Newton step (see `backend::cpu::DD_STEP_NOISE`).
+    #[default]
+    Adaptive,
+    /// Double-double wherever it applies (projective coordinates), whatever τ and the
+    /// condition: the last recovery round re-tracks failed paths this way.
+    DoubleDouble,
 }
 
 impl<'a> Points<'a> {
@@ -116,7 +131,7 @@ impl<'a> Points<'a> {
             taus,
             log_mode: None,
             lifts: None,
-            euler_only: None,
+            residual: None,
         }
     }
     pub fn len(&self) -> usize {
@@ -128,9 +143,9 @@ impl<'a> Points<'a> {
     pub fn is_log(&self, i: usize) -> bool {
         self.log_mode.is_some_and(|m| m[i])
     }
-    /// True when only the Euler direction of point `i` will be used.
-    pub fn is_euler_only(&self, i: usize) -> bool {
-        self.euler_only.is_some_and(|m| m[i])
+    /// The residual precision asked for point `i`.
+    pub fn residual(&self, i: usize) -> Residual {
+        self.residual.map(|r| r[i]).unwrap_or_default()
     }
     /// Points `start .. start + len` (`nh` coordinates, `m` lifts per point).
     pub fn slice(&self, start: usize, len: usize, nh: usize, m: usize) -> Points<'a> {
@@ -139,7 +154,7 @@ impl<'a> Points<'a> {
             taus: &self.taus[start..start + len],
             log_mode: self.log_mode.map(|l| &l[start..start + len]),
             lifts: self.lifts.map(|l| &l[start * m..(start + len) * m]),
-            euler_only: self.euler_only.map(|l| &l[start..start + len]),
+            residual: self.residual.map(|l| &l[start..start + len]),
         }
     }
 }

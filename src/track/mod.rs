@@ -17,7 +17,7 @@ pub mod path;
 
 use crate::backend::{Backend, DirectionsOut};
 use crate::error::Result;
-use crate::eval::Points;
+use crate::eval::{Points, Residual};
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 pub use path::{PathEnd, PathState, TrackCode};
@@ -50,6 +50,9 @@ pub struct TrackerOptions {
     pub endgame_tau: f64,
     /// Paths tracked at once.
     pub batch: usize,
+    /// Residual precision of the Newton corrections ([`Residual::Adaptive`]; the last
+    /// recovery round uses [`Residual::DoubleDouble`]).
+    pub residual: Residual,
 }
 
 impl TrackerOptions {
@@ -82,6 +85,7 @@ impl Default for TrackerOptions {
             max_steps: 20_000,
             endgame_tau: -0.1,
             batch: 4096,
+            residual: Residual::Adaptive,
         }
     }
 }
@@ -125,7 +129,7 @@ pub fn track_all(
     let mut stats = TrackStats::default();
     let mut exhausted = false;
     let (mut ys, mut taus, mut logs, mut lifts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut stages = Vec::new();
+    let mut residual = Vec::new();
     let (mut eu, mut ne, mut co) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         while !exhausted && active.len() < opts.batch {
@@ -144,14 +148,14 @@ pub fn track_all(
         ne.resize(p * nh, C64::new(0.0, 0.0));
         co.resize(p, 0.0);
         logs.resize(p, false);
-        stages.resize(p, false);
+        residual.resize(p, Residual::Adaptive);
         let own_lifts = active.iter().any(|s| s.lifts.is_some());
         lifts.resize(if own_lifts { p * m } else { 0 }, 0.0);
         for (i, s) in active.iter().enumerate() {
             ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
             taus[i] = s.eval_tau;
             logs[i] = s.is_log();
-            stages[i] = s.euler_only();
+            residual[i] = s.residual(opts);
             if own_lifts {
                 let row = &mut lifts[i * m..(i + 1) * m];
                 match &s.lifts {
@@ -165,7 +169,7 @@ pub fn track_all(
             taus: &taus,
             log_mode: Some(&logs),
             lifts: own_lifts.then_some(&lifts[..]),
-            euler_only: Some(&stages),
+            residual: Some(&residual),
         };
         backend.directions(
             &pts,

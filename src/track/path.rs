@@ -3,6 +3,7 @@
 use super::{StartPoint, TrackerOptions};
 use crate::endgame::cauchy::{loop_cap, Cauchy, LoopEnd, MAX_ROUNDS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
+use crate::eval::Residual;
 
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
 pub const SAMPLE_RATIO: f64 = 3.0;
@@ -202,9 +203,13 @@ impl PathState {
         }
     }
 
-    /// True when the next evaluation is a Runge–Kutta stage: only its Euler direction is used.
-    pub fn euler_only(&self) -> bool {
-        matches!(self.phase, Phase::Stage(_))
+    /// The residual precision of the next evaluation: a Runge–Kutta stage uses only its
+    /// Euler direction; the others the tracker's setting.
+    pub fn residual(&self, opts: &TrackerOptions) -> Residual {
+        match self.phase {
+            Phase::Stage(_) => Residual::EulerOnly,
+            _ => opts.residual,
+        }
     }
 
     /// True while the path is tracked in log coordinates.

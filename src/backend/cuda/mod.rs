@@ -31,7 +31,7 @@
 pub mod kernels;
 pub mod step;
 
-use super::cpu::{near_end, HostDirections, CHUNK};
+use super::cpu::{wants_dd, HostDirections, CHUNK};
 use super::{Backend, DirectionsOut};
 use crate::error::{Error, Result};
 use crate::eval::EvalLayout;
@@ -666,14 +666,15 @@ impl Backend for CudaBackend {
 
 impl CudaBackend {
     /// Solves again on the host the points near t = 1 whose condition estimate exceeds
-    /// `resolve_cond` (or is not finite), see the module's doc.
+    /// `resolve_cond` (or is not finite), and every point asking for a double-double
+    /// residual ([`crate::eval::Residual::DoubleDouble`]), see the module's doc.
     fn resolve_on_host(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>, resolve_cond: f64) {
         let Some(l) = self.loaded.as_ref() else {
             return;
         };
         let (nn, m) = (l.nn, l.m);
         let idx: Vec<usize> = (0..pts.len())
-            .filter(|&i| near_end(pts, i) && !(out.cond[i] <= resolve_cond))
+            .filter(|&i| wants_dd(pts, i, || !(out.cond[i] <= resolve_cond)))
             .collect();
         if idx.is_empty() {
             return;
@@ -689,12 +690,13 @@ impl CudaBackend {
                 .flat_map(|&i| lf[i * m..(i + 1) * m].iter().copied())
                 .collect()
         });
+        let residual: Vec<_> = idx.iter().map(|&i| pts.residual(i)).collect();
         let sub = Points {
             ys: &ys,
             taus: &taus,
             log_mode: None,
             lifts: lifts.as_deref(),
-            euler_only: None,
+            residual: Some(&residual),
         };
         let (mut eu, mut ne, mut co) = (
             vec![C64::new(0.0, 0.0); q * nn],
