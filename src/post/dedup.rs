@@ -54,23 +54,30 @@ pub fn cluster_with(points: &[Vec<C64>], tols: &[f64]) -> Vec<usize> {
             .map(|(z, (a, b))| a * z.re + b * z.im)
             .sum::<f64>()
     };
-    let scale = |x: &[C64]| 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+    let scales: Vec<f64> = points
+        .iter()
+        .map(|x| 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max))
+        .collect();
     let mut order: Vec<(f64, usize)> = points
         .iter()
         .enumerate()
         .map(|(i, x)| (key(x), i))
         .collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    // A close pair has ‖x_b‖ ≤ (‖x_a‖ + t)/(1 − t), so 1 + max(‖x_a‖, ‖x_b‖) ≤ scale_a/(1 − t)
+    // and |key_b − key_a| ≤ wsum·‖x_a − x_b‖∞ ≤ wsum·t·scale_a/(1 − t): the sweep from a
+    // stops there (tolerances ≥ 1 compare everything).
+    let reach = if tol < 1.0 {
+        wsum * tol / (1.0 - tol) * (1.0 + 1e-9)
+    } else {
+        f64::INFINITY
+    };
     for a in 0..m {
         let (ka, ia) = order[a];
-        // Candidates lie within wsum·tol·(1 + max norm) along the key.
+        let bound = reach * scales[ia];
         for &(kb, ib) in &order[a + 1..] {
-            let bound = wsum * tol * scale(&points[ia]).max(scale(&points[ib])) * 1.0000001;
             if kb - ka > bound {
-                if kb - ka > wsum * tol * scale(&points[ia]) * 1e6 {
-                    break;
-                }
-                continue;
+                break;
             }
             if close(&points[ia], &points[ib], tols[ia].max(tols[ib])) {
                 let (ra, rb) = (find(&mut parent, ia), find(&mut parent, ib));
@@ -100,5 +107,51 @@ mod tests {
         ];
         let c = cluster(&pts, 1e-8);
         assert_eq!(c, vec![0, 1, 0, 3, 1]);
+    }
+
+    /// The sweep gives the same clusters as comparing every pair, for points of very
+    /// different norms (1e-3 … 1e6) in small clusters, with per-point tolerances.
+    #[test]
+    fn sweep_equals_all_pairs() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..20 {
+            let mut pts = Vec::new();
+            let mut tols = Vec::new();
+            for _ in 0..60 {
+                let norm = 10f64.powf(rng.gen_range(-3.0..6.0));
+                let c: Vec<C64> = (0..4)
+                    .map(|_| C64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)) * norm)
+                    .collect();
+                for _ in 0..rng.gen_range(1..4) {
+                    let tol: f64 = 10f64.powf(rng.gen_range(-8.0..-5.0));
+                    // Within about the tolerance of the centre: some pairs close, some not.
+                    let d = tol * (1.0 + norm) * rng.gen_range(0.0..2.0);
+                    pts.push(
+                        c.iter()
+                            .map(|z| z + C64::new(d, -0.5 * d))
+                            .collect::<Vec<_>>(),
+                    );
+                    tols.push(tol);
+                }
+            }
+            let got = cluster_with(&pts, &tols);
+            let mut parent: Vec<usize> = (0..pts.len()).collect();
+            for i in 0..pts.len() {
+                for j in i + 1..pts.len() {
+                    if close(&pts[i], &pts[j], tols[i].max(tols[j])) {
+                        let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                        let (lo, hi) = (ri.min(rj), ri.max(rj));
+                        parent[hi] = lo;
+                    }
+                }
+            }
+            let want: Vec<usize> = (0..pts.len()).map(|i| find(&mut parent, i)).collect();
+            assert_eq!(got, want);
+            assert!(
+                want.iter().enumerate().any(|(i, &r)| r != i),
+                "some clusters merge"
+            );
+        }
     }
 }
