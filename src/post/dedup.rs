@@ -119,14 +119,16 @@ mod tests {
             let mut pts = Vec::new();
             let mut tols = Vec::new();
             for _ in 0..60 {
-                let norm = 10f64.powf(rng.gen_range(-3.0..6.0));
+                let norm = 10f64.powf(rng.random_range(-3.0..6.0));
                 let c: Vec<C64> = (0..4)
-                    .map(|_| C64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)) * norm)
+                    .map(|_| {
+                        C64::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)) * norm
+                    })
                     .collect();
-                for _ in 0..rng.gen_range(1..4) {
-                    let tol: f64 = 10f64.powf(rng.gen_range(-8.0..-5.0));
+                for _ in 0..rng.random_range(1..4) {
+                    let tol: f64 = 10f64.powf(rng.random_range(-8.0..-5.0));
                     // Within about the tolerance of the centre: some pairs close, some not.
-                    let d = tol * (1.0 + norm) * rng.gen_range(0.0..2.0);
+                    let d = tol * (1.0 + norm) * rng.random_range(0.0..2.0);
                     pts.push(
                         c.iter()
                             .map(|z| z + C64::new(d, -0.5 * d))
