@@ -169,7 +169,9 @@ pub fn solve(
         attempt += 1;
         retracked += suspects.len() as u64;
         // Tighter steps, and in the last round double-double residuals all along the path.
-        let mut tracker = opts.tracker.tightened(attempt.min(2) as u32);
+        let mut tracker = opts
+            .tracker
+            .tightened(attempt.min(RECOVERY_ROUNDS - 1) as u32);
         if attempt == RECOVERY_ROUNDS {
             tracker.residual = Residual::DoubleDouble;
         }

@@ -359,33 +359,21 @@ impl PathState {
             return None;
         }
         let end = c.end_loop(&self.y);
-        let (rounds, y_start, tau0, s0) = (c.rounds, c.y_start.clone(), c.vertices[0].re, c.s0);
-        let done = c.converged() || rounds >= MAX_ROUNDS;
+        let done = c.converged() || c.rounds >= MAX_ROUNDS;
         match end {
             LoopEnd::Again => {
                 self.loop_began = self.accepted + self.rejected;
                 None
             }
-            LoopEnd::Closed if done => self.finish_cauchy().or_else(|| {
-                self.abandon_cauchy(y_start, tau0, s0);
-                None
-            }),
-            LoopEnd::Closed => {
+            LoopEnd::Closed if !done => {
                 // Back on the real path at the loop's start, on to the next radius.
-                self.y = y_start;
-                self.tau = tau0;
-                self.h = 0.2 * s0;
+                let c = self.cauchy.as_ref().expect("looping implies an endgame");
+                (self.y, self.tau, self.h) = (c.y_start.clone(), c.vertices[0].re, 0.2 * c.s0);
                 self.looping = false;
                 self.resume();
                 None
             }
-            LoopEnd::TooManyLoops => {
-                if let Some(end) = self.finish_cauchy() {
-                    return Some(end);
-                }
-                self.abandon_cauchy(y_start, tau0, s0);
-                None
-            }
+            LoopEnd::Closed | LoopEnd::TooManyLoops => self.end_endgame(),
         }
     }
 
@@ -440,9 +428,10 @@ impl PathState {
         self.resume();
     }
 
-    /// A loop over its [`LOOP_STEP_BUDGET`]: the last closed round's estimate when it is
-    /// usable, else the real path from the round's start, without the endgame.
-    fn give_up_round(&mut self) -> Option<PathEnd> {
+    /// Ends the endgame (its last round done, no return within the loop cap, or a loop over
+    /// its [`LOOP_STEP_BUDGET`]): the last closed round's estimate when it is usable, else
+    /// the real path from the round's start, without the endgame.
+    fn end_endgame(&mut self) -> Option<PathEnd> {
         if let Some(end) = self.finish_cauchy() {
             return Some(end);
         }
@@ -647,7 +636,7 @@ impl PathState {
                             return self.stop(opts, "too many steps".into());
                         }
                         if self.accepted + self.rejected - self.loop_began > LOOP_STEP_BUDGET {
-                            return self.give_up_round();
+                            return self.end_endgame();
                         }
                         self.begin_step(opts);
                         return None;
