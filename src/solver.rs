@@ -51,6 +51,8 @@ pub struct SolveOptions {
     pub threads: usize,
     /// m-hom start: the variable partition (the best one found when `None`).
     pub partition: Option<crate::start::mhom::Partition>,
+    /// Track only these paths (sorted indices); `None`: all.
+    pub only: Option<Vec<u64>>,
 }
 
 impl Default for SolveOptions {
@@ -63,6 +65,7 @@ impl Default for SolveOptions {
             torus: false,
             threads: 0,
             partition: None,
+            only: None,
         }
     }
 }
@@ -145,18 +148,27 @@ pub fn solve(
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     let mut tally = Tally::default();
     let mut attempt = 0u8;
-    let mut track =
-        |only: Option<Arc<Vec<u64>>>, tracker: &TrackerOptions, attempt: u8, tally: &mut Tally| {
-            let mut on_end = |end| {
-                refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
-                let mut e = refiner.process(end);
-                e.attempt = attempt;
-                tally.add(&e);
-                obs.endpoint(&e)
-            };
-            start.track(only, tracker, opts.tau_start, backend, &mut on_end)
+    let mut track = |only: Option<Arc<Vec<u64>>>,
+                     tracker: &TrackerOptions,
+                     attempt: u8,
+                     tally: &mut Tally,
+                     obs: &mut dyn Observer| {
+        let mut on_end = |end| {
+            refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
+            let mut e = refiner.process(end);
+            e.attempt = attempt;
+            tally.add(&e);
+            obs.endpoint(&e)
         };
-    track(None, &opts.tracker, attempt, &mut tally)?;
+        start.track(only, tracker, opts.tau_start, backend, &mut on_end)
+    };
+    track(
+        opts.only.clone().map(Arc::new),
+        &opts.tracker,
+        attempt,
+        &mut tally,
+        &mut *obs,
+    )?;
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     let before = tally.counts();
@@ -175,7 +187,28 @@ pub fn solve(
         if attempt == RECOVERY_ROUNDS {
             tracker.residual = Residual::DoubleDouble;
         }
-        track(Some(Arc::new(suspects)), &tracker, attempt, &mut tally)?;
+        let earlier: Vec<Endpoint> = suspects
+            .iter()
+            .filter_map(|&p| tally.nonsingular_endpoint(p))
+            .collect();
+        track(
+            Some(Arc::new(suspects)),
+            &tracker,
+            attempt,
+            &mut tally,
+            &mut *obs,
+        )?;
+        // A path that shared its solution with another, and now fails or diverges while the
+        // other went elsewhere, keeps its earlier endpoint: that solution has no other path.
+        for mut e in tally.lost_by_retracking(&earlier) {
+            e.attempt = attempt;
+            e.reason = Some(format!(
+                "re-tracking (attempt {attempt}) did not end at a finite solution; the \
+                 earlier endpoint stands, as no other path ends there"
+            ));
+            tally.add(&e);
+            obs.endpoint(&e)?;
+        }
     }
     let c = tally.counts();
     let recovered = (c.nonsingular + c.singular)

@@ -193,6 +193,80 @@ fn recovery_restores_the_count_after_forced_path_jumping() {
     assert_eq!(s.failed, 0, "{brief}");
 }
 
+/// Solutions of norm 1e10 (|y_n| ≈ 1e-10 projectively, below `INFINITY_TOL`) are finite:
+/// Newton in double-double at t = 1 converges to them quadratically and gives x to full
+/// accuracy, where double precision put them at infinity.
+#[test]
+fn solutions_of_huge_norm_are_finite_and_accurate() {
+    let sys = system("variables: [x, y]\nequations:\n  - \"x - 1e10*y\"\n  - \"y^2 - 1\"\n");
+    for start in [StartKind::TotalDegree, StartKind::Polyhedral] {
+        let (s, ends) = run(&sys, start, 5);
+        assert_eq!(
+            (s.nonsingular, s.at_infinity, s.failed),
+            (2, 0, 0),
+            "{start:?}"
+        );
+        for e in &ends {
+            let x = e.coordinates.as_ref().expect("finite");
+            let sign = x[1].re.signum();
+            assert!((x[1] - C64::new(sign, 0.0)).norm() < 1e-15, "{x:?}");
+            assert!((x[0] - C64::new(sign * 1e10, 0.0)).norm() < 1e-5, "{x:?}");
+            assert!(e.refined_dd, "path {} not refined in double-double", e.path);
+        }
+    }
+}
+
+/// Re-tracking the two paths that shared a solution must not lose it: when one goes to
+/// another solution and the other now diverges, the earlier endpoint of the second stands
+/// (chandra-11 seed 1: paths 337 and 355).
+#[test]
+fn retracking_never_loses_a_solution_that_no_other_path_reaches() {
+    use pathtrack::report::Tally;
+    let ep = |path: u64, status: Status, x: Option<Vec<C64>>| Endpoint {
+        path,
+        status,
+        reason: None,
+        projective: vec![C64::new(0.0, 0.0), C64::new(1.0, 0.0)],
+        coordinates: x,
+        residual: 1e-17,
+        condition: 1e13,
+        accepted: 10,
+        rejected: 0,
+        valuation: None,
+        winding: None,
+        accuracy: None,
+        rank: Some(1),
+        attempt: 0,
+        refined_dd: true,
+    };
+    let (a, b) = (vec![C64::new(684178.2, 1.0)], vec![C64::new(87013.3, 0.0)]);
+    let mut tally = Tally::default();
+    tally.add(&ep(1, Status::Nonsingular, Some(a.clone())));
+    tally.add(&ep(2, Status::Nonsingular, Some(a.clone())));
+    assert_eq!(tally.suspects(), vec![1, 2]);
+    let earlier: Vec<Endpoint> = [1, 2]
+        .iter()
+        .filter_map(|&p| tally.nonsingular_endpoint(p))
+        .collect();
+    assert_eq!(earlier.len(), 2);
+    // Both at infinity after re-tracking: only one of them may keep the solution...
+    tally.add(&ep(1, Status::AtInfinity, None));
+    tally.add(&ep(2, Status::Nonsingular, Some(a.clone())));
+    assert!(
+        tally.lost_by_retracking(&earlier).is_empty(),
+        "path 2 still reaches it"
+    );
+    // ... path 2 went elsewhere: path 1's earlier endpoint is the only one left.
+    tally.add(&ep(2, Status::Nonsingular, Some(b)));
+    let lost = tally.lost_by_retracking(&earlier);
+    assert_eq!(lost.len(), 1);
+    assert_eq!(lost[0].path, 1);
+    assert_eq!(lost[0].coordinates.as_deref(), Some(&a[..]));
+    tally.add(&lost[0]);
+    assert_eq!(tally.counts().nonsingular, 2);
+    assert_eq!(tally.counts().duplicate_paths, 0);
+}
+
 /// A shipped system: `systems/NAME.yaml` beside the crate when that exists, else relative
 /// to the current directory (test binaries run from the repository root elsewhere).
 fn shipped(name: &str) -> System {

@@ -56,6 +56,10 @@ pub struct SolveArgs {
     /// Paths tracked at once (default 4096 on the CPU, 65536 on the GPU).
     #[arg(long)]
     pub batch: Option<usize>,
+    /// Track only these paths (indices as in `-o` output, e.g. "215,828"): re-runs a few
+    /// paths of a seed for inspection; the same seed gives them the same start points.
+    #[arg(long, value_delimiter = ',')]
+    pub paths: Option<Vec<u64>>,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
@@ -76,6 +80,11 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         seed: a.seed,
         torus: a.torus,
         threads: a.threads,
+        only: a.paths.clone().map(|mut p| {
+            p.sort_unstable();
+            p.dedup();
+            p
+        }),
         ..Default::default()
     };
     if let Some(b) = a.batch {

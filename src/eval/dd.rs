@@ -110,6 +110,18 @@ impl Dd {
         Dd::renorm(q1, r / b)
     }
 
+    /// Division (Hida–Li–Bailey's "accurate" scheme: three quotient digits).
+    #[inline]
+    pub fn div(self, b: Dd) -> Dd {
+        let q1 = self.hi / b.hi;
+        let r = self.add(b.mul_f64(q1).neg());
+        let q2 = r.hi / b.hi;
+        let r = r.add(b.mul_f64(q2).neg());
+        let q3 = r.hi / b.hi;
+        let q = Dd::renorm(q1, q2);
+        q.add(Dd::from(q3))
+    }
+
     /// Multiplication by a power of two (exact).
     fn scale2(self, k: i32) -> Dd {
         let f = 2f64.powi(k);
@@ -375,6 +387,45 @@ impl Cdd {
 
     pub fn to_c64(self) -> C64 {
         C64::new(self.re.to_f64(), self.im.to_f64())
+    }
+
+    #[inline]
+    pub fn sub(self, o: Cdd) -> Cdd {
+        self.add(o.neg())
+    }
+
+    #[inline]
+    pub fn neg(self) -> Cdd {
+        Cdd {
+            re: self.re.neg(),
+            im: self.im.neg(),
+        }
+    }
+
+    #[inline]
+    pub fn conj(self) -> Cdd {
+        Cdd {
+            re: self.re,
+            im: self.im.neg(),
+        }
+    }
+
+    /// `|z|²` in double-double.
+    #[inline]
+    pub fn norm_sqr(self) -> Dd {
+        self.re.mul(self.re).add(self.im.mul(self.im))
+    }
+
+    /// `self / o` as `self·conj(o) / |o|²` (no guard against overflow of `|o|²`: the
+    /// callers divide by pivots of row-equilibrated matrices).
+    #[inline]
+    pub fn div(self, o: Cdd) -> Cdd {
+        let d = o.norm_sqr();
+        let p = self.mul(o.conj());
+        Cdd {
+            re: p.re.div(d),
+            im: p.im.div(d),
+        }
     }
 }
 

@@ -13,7 +13,8 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-fn close(a: &[C64], b: &[C64], tol: f64) -> bool {
+/// `‖a − b‖_∞ ≤ tol·(1 + max(‖a‖_∞, ‖b‖_∞))`.
+pub fn close(a: &[C64], b: &[C64], tol: f64) -> bool {
     let na = a.iter().map(|z| z.norm()).fold(0.0, f64::max);
     let nb = b.iter().map(|z| z.norm()).fold(0.0, f64::max);
     let d = a

@@ -1,6 +1,7 @@
 //! Post-processing of path endpoints: Newton refinement on the target system, condition
 //! number, residual, classification, and clustering into distinct solutions.
 
+pub mod dd_newton;
 pub mod dedup;
 
 use crate::backend::solve_directions_one;
@@ -16,6 +17,11 @@ use serde::Serialize;
 pub const SINGULAR_COND: f64 = 1e12;
 /// `|y_n| / ‖y‖` below this puts a refined endpoint at infinity.
 pub const INFINITY_TOL: f64 = 1e-8;
+/// A point refined in double-double is finite when `|y_n| / ‖y‖` is at least this (norm
+/// below 1e16).
+pub const DD_INFINITY_TOL: f64 = 1e-16;
+/// See [`Refiner::refine_dd`].
+pub const DD_YN_FACTOR: f64 = 10.0;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
 /// Numerical rank: singular values of the row-scaled Jacobian (row k divided by
@@ -66,6 +72,9 @@ pub struct Endpoint {
     pub rank: Option<usize>,
     /// 0 for the first tracking, k for the k-th re-tracking with tighter tolerances.
     pub attempt: u8,
+    /// The endpoint was computed by Newton in double-double ([`dd_newton`]): accurate to
+    /// full double precision whatever its condition number.
+    pub refined_dd: bool,
 }
 
 impl Endpoint {
@@ -83,6 +92,8 @@ pub struct Refiner<'a> {
     target: Homotopy,
     /// `√d_k·‖f_k‖_BW` per equation (see [`Refiner::condition`]).
     row_weight: Vec<f64>,
+    /// The target system in double-double (`None` for Laurent systems).
+    dd: Option<dd_newton::DdTarget>,
     /// No re-tracking follows: ambiguous endpoints are settled rather than left failed.
     pub last_attempt: bool,
 }
@@ -99,6 +110,7 @@ impl<'a> Refiner<'a> {
             system,
             layout: EvalLayout::new(&target),
             tau_end,
+            dd: dd_newton::DdTarget::new(&target),
             target,
             row_weight,
             last_attempt: true,
@@ -203,6 +215,33 @@ impl<'a> Refiner<'a> {
         }
     }
 
+    /// Newton in double-double from `y` ([`dd_newton`]): its result when it converged
+    /// quadratically to a finite point whose homogenizing coordinate is within a factor
+    /// [`DD_YN_FACTOR`] of the start's (a path stopped at |y_n| ≈ 5e-8 ends at 4.6e-8 on
+    /// chandra-11; Newton wandering from a point near infinity to an unrelated finite
+    /// solution changes |y_n| by orders of magnitude).
+    fn refine_dd(&self, y: &[C64]) -> Option<dd_newton::DdNewton> {
+        let dd = self.dd.as_ref()?;
+        let r = dd.newton(y);
+        let yn =
+            |v: &[C64]| v[v.len() - 1].norm() / v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        let (a, b) = (yn(y), yn(&r.y));
+        let near = b >= DD_INFINITY_TOL && b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b;
+        (r.converged() && r.x.is_some() && near).then_some(r)
+    }
+
+    /// Makes `ep` the nonsingular solution that [`Self::refine_dd`] found; returns its
+    /// homogeneous coordinates.
+    fn accept_dd(&self, ep: &mut Endpoint, r: dd_newton::DdNewton) -> Vec<C64> {
+        let x = r.x.expect("refine_dd returns finite points");
+        ep.residual = self.system.relative_residual(&x);
+        ep.coordinates = Some(x);
+        ep.condition = self.condition(&r.y);
+        ep.refined_dd = true;
+        ep.status = Status::Nonsingular;
+        r.y
+    }
+
     /// Affine coordinates of a homogeneous point and their relative residual.
     fn affine(&self, y: &[C64]) -> (Vec<C64>, f64) {
         let nh = y.len();
@@ -230,14 +269,31 @@ impl<'a> Refiner<'a> {
             accuracy: None,
             rank: None,
             attempt: 0,
+            refined_dd: false,
         };
         match end.code {
             TrackCode::Reached => {
+                let tracked = y.clone();
                 let nw = self.newton(&mut y, 8);
                 let cond = nw.cond;
                 ep.condition = cond;
                 let rel = y[nh - 1].norm();
-                if rel < INFINITY_TOL {
+                let well_conditioned = rel >= INFINITY_TOL && cond < SINGULAR_COND && {
+                    let (_, residual) = self.affine(&y);
+                    nw.nonsingular(residual)
+                };
+                // Anything but a well-conditioned solution is refined in double-double: an
+                // ill-conditioned nonsingular solution (κ ≥ 1e12) to full accuracy, so that
+                // it is not merged with a neighbour 1e-7 away, and one of norm above
+                // 1/INFINITY_TOL, that double precision would put at infinity.
+                let dd = if well_conditioned {
+                    None
+                } else {
+                    self.refine_dd(&tracked)
+                };
+                if let Some(r) = dd {
+                    y = self.accept_dd(&mut ep, r);
+                } else if rel < INFINITY_TOL {
                     ep.status = Status::AtInfinity;
                 } else {
                     let (x, residual) = self.affine(&y);
@@ -273,43 +329,44 @@ impl<'a> Refiner<'a> {
                 let v = homogenizing_valuation(&end.samples, self.tau_end);
                 ep.valuation = v;
                 ep.reason = Some(reason);
-                ep.status = match v {
-                    Some(v) if v > VALUATION_TOL => Status::AtInfinity,
-                    Some(_) if y[nh - 1].norm() < INFINITY_TOL => Status::AtInfinity,
-                    Some(v) => {
-                        // A path that stopped near t = 1 without diverging is singular only
-                        // where it stopped on the target system (v < 0 is noise, not a
-                        // valuation), and only once recovery has tracked it again; otherwise
-                        // it failed.
-                        // Newton at t = 1 first: an ill-conditioned but nonsingular solution
-                        // (too many small steps near t = 1) is finished there.
-                        let mut z = y.clone();
-                        let nw = self.newton(&mut z, 8);
-                        let (xz, rz) = self.affine(&z);
-                        let (x, residual) = self.affine(&y);
-                        if v > -VALUATION_TOL && nw.nonsingular(rz) {
-                            y = z;
-                            ep.coordinates = Some(xz);
-                            ep.residual = rz;
-                            ep.condition = nw.cond;
-                            Status::Nonsingular
-                        } else if v > -VALUATION_TOL
-                            && residual < RESIDUAL_TOL.sqrt()
-                            && self.last_attempt
-                        {
-                            // Recovery tracked it again with tighter steps (see
-                            // `solver`) and it still stopped short: singular, as far as
-                            // double precision tells.
-                            ep.coordinates = Some(x);
-                            ep.residual = residual;
-                            ep.condition = self.condition(&y);
-                            Status::Singular
-                        } else {
-                            Status::Failed
+                // Newton at t = 1 in double-double first, whatever the valuation (a path
+                // stopped as "diverging" at valuation 0.64 with |y_n| = 1.5e-6 ends at a
+                // solution of norm 7e5 on chandra-12). A nonsingular solution of condition κ has a
+                // branch point of the homotopy within about 1/κ of t = 1, so the steps of a
+                // path towards chandra-11's solutions of norm 1e7 (κ ≈ 1e14) underflow at
+                // s ≈ 1e-14, where |y_n| is still shrinking and the valuation looks
+                // positive; from there Newton converges (see [`dd_newton`]). A path whose
+                // Newton lands on another path's solution is re-tracked as a duplicate.
+                if let Some(r) = self.refine_dd(&y) {
+                    y = self.accept_dd(&mut ep, r);
+                } else {
+                    ep.status = match v {
+                        Some(v) if v > VALUATION_TOL => Status::AtInfinity,
+                        Some(_) if y[nh - 1].norm() < INFINITY_TOL => Status::AtInfinity,
+                        Some(v) => {
+                            // A path that stopped near t = 1 without diverging is singular
+                            // only where it stopped on the target system (v < 0 is noise, not
+                            // a valuation), and only once recovery has tracked it again;
+                            // otherwise it failed.
+                            let (x, residual) = self.affine(&y);
+                            if v > -VALUATION_TOL
+                                && residual < RESIDUAL_TOL.sqrt()
+                                && self.last_attempt
+                            {
+                                // Recovery tracked it again with tighter steps (see
+                                // `solver`) and it still stopped short: singular, as far as
+                                // double precision tells.
+                                ep.coordinates = Some(x);
+                                ep.residual = residual;
+                                ep.condition = self.condition(&y);
+                                Status::Singular
+                            } else {
+                                Status::Failed
+                            }
                         }
-                    }
-                    None => Status::Failed,
-                };
+                        None => Status::Failed,
+                    };
+                }
             }
             TrackCode::Cauchy { winding, accuracy } => {
                 ep.winding = Some(winding);
@@ -326,6 +383,9 @@ impl<'a> Refiner<'a> {
                         ep.coordinates = Some(x);
                         ep.residual = residual;
                         ep.status = Status::Nonsingular;
+                    } else if let Some(r) = self.refine_dd(&estimate) {
+                        // Ill-conditioned (chandra-12: κ ≈ 2e15, |y_n| = 3.6e-8).
+                        y = self.accept_dd(&mut ep, r);
                     } else {
                         y = estimate;
                     }
@@ -377,7 +437,13 @@ impl<'a> Refiner<'a> {
             } else {
                 RANK_TOL_FLOOR.max(100.0 * ep.accuracy.unwrap_or(1e-8))
             };
-            ep.rank = Some(numerical_rank(self.system, x, tol));
+            // Newton's quadratic convergence in double-double proves the Jacobian
+            // nonsingular; the double-precision rank test cannot resolve κ ≥ 1e16.
+            ep.rank = Some(if ep.refined_dd {
+                self.system.n()
+            } else {
+                numerical_rank(self.system, x, tol)
+            });
         }
         ep.projective = y;
         ep

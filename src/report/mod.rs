@@ -70,6 +70,9 @@ pub struct Solution {
     pub condition: f64,
     pub rank: Option<usize>,
     pub real: bool,
+    /// Every endpoint of the cluster was refined in double-double (quadratic convergence at
+    /// full accuracy): several of them at one point are path jumping, not a multiple root.
+    pub refined_dd: bool,
 }
 
 impl Solution {
@@ -141,6 +144,9 @@ pub fn solution_line(e: &Endpoint) -> Value {
     if let Some(r) = e.rank {
         m.insert("rank".into(), json!(r));
     }
+    if e.refined_dd {
+        m.insert("refined".into(), json!("double-double"));
+    }
     if let Some(x) = &e.coordinates {
         m.insert("real".into(), json!(is_real(x, REAL_TOL)));
     }
@@ -199,6 +205,21 @@ struct Record {
     residual: f64,
     condition: f64,
     rank: Option<usize>,
+    /// Refined by Newton in double-double: accurate to full double precision.
+    refined_dd: bool,
+}
+
+impl Record {
+    /// Clustering tolerance of this record among records of `status` (base `tol`).
+    fn tolerance(&self, tol: f64, status: Status) -> f64 {
+        if status == Status::Nonsingular && self.refined_dd {
+            tol // accurate whatever its condition number
+        } else if status == Status::Nonsingular && self.condition.is_finite() {
+            (DEDUP_COND_FACTOR * self.condition * f64::EPSILON).clamp(tol, DEDUP_TOL_MAX)
+        } else {
+            tol
+        }
+    }
 }
 
 /// Collects what the summary needs from each endpoint; a re-tracked path replaces its
@@ -235,6 +256,7 @@ impl Tally {
             residual: e.residual,
             condition: e.condition,
             rank: e.rank,
+            refined_dd: e.refined_dd,
         };
         match self.index.get(&e.path) {
             Some(&i) => self.records[i] = r,
@@ -243,6 +265,72 @@ impl Tally {
                 self.records.push(r);
             }
         }
+    }
+
+    /// The nonsingular endpoint recorded for `path`, rebuilt from its record (for
+    /// [`Self::lost_by_retracking`]); `None` unless the path ends at a nonsingular solution.
+    pub fn nonsingular_endpoint(&self, path: u64) -> Option<Endpoint> {
+        let r = &self.records[*self.index.get(&path)?];
+        let x = r
+            .coords
+            .as_ref()
+            .filter(|_| r.status == Status::Nonsingular)?;
+        let mut y: Vec<C64> = x.iter().copied().chain([C64::new(1.0, 0.0)]).collect();
+        let s = y.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        y.iter_mut().for_each(|z| *z /= s);
+        Some(Endpoint {
+            path,
+            status: r.status,
+            reason: None,
+            projective: y,
+            coordinates: Some(x.clone()),
+            residual: r.residual,
+            condition: r.condition,
+            accepted: 0,
+            rejected: 0,
+            valuation: None,
+            winding: r.winding,
+            accuracy: None,
+            rank: r.rank,
+            attempt: 0,
+            refined_dd: r.refined_dd,
+        })
+    }
+
+    /// Of the `earlier` nonsingular endpoints of re-tracked paths, those whose path now
+    /// ends elsewhere than at a finite solution, and whose solution no other path reaches:
+    /// re-tracking them (as one of two paths that shared a solution) would lose it.
+    pub fn lost_by_retracking(&self, earlier: &[Endpoint]) -> Vec<Endpoint> {
+        earlier
+            .iter()
+            .filter(|e| {
+                let now = &self.records[self.index[&e.path]];
+                if now.status.is_finite() {
+                    return false;
+                }
+                let x = e.coordinates.as_ref().expect("nonsingular endpoint");
+                let mine = Record {
+                    path: e.path,
+                    status: e.status,
+                    coords: None,
+                    winding: None,
+                    residual: e.residual,
+                    condition: e.condition,
+                    rank: None,
+                    refined_dd: e.refined_dd,
+                }
+                .tolerance(DEDUP_TOL, Status::Nonsingular);
+                !self.records.iter().any(|r| {
+                    r.path != e.path
+                        && r.status.is_finite()
+                        && r.coords.as_ref().is_some_and(|c| {
+                            let t = mine.max(r.tolerance(DEDUP_TOL, Status::Nonsingular));
+                            dedup::close(c, x, t)
+                        })
+                })
+            })
+            .cloned()
+            .collect()
     }
 
     /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
@@ -277,16 +365,7 @@ impl Tally {
             .iter()
             .map(|r| r.coords.clone().expect("finite record"))
             .collect();
-        let tols: Vec<f64> = recs
-            .iter()
-            .map(|r| {
-                if status == Status::Nonsingular && r.condition.is_finite() {
-                    (DEDUP_COND_FACTOR * r.condition * f64::EPSILON).clamp(tol, DEDUP_TOL_MAX)
-                } else {
-                    tol
-                }
-            })
-            .collect();
+        let tols: Vec<f64> = recs.iter().map(|r| r.tolerance(tol, status)).collect();
         let labels = dedup::cluster_with(&pts, &tols);
         let mut at = std::collections::HashMap::<usize, usize>::new();
         let mut out: Vec<(Solution, f64)> = Vec::new();
@@ -302,6 +381,7 @@ impl Tally {
                         condition: f64::NAN,
                         rank: None,
                         real: false,
+                        refined_dd: true,
                     },
                     f64::INFINITY,
                 ));
@@ -310,6 +390,7 @@ impl Tally {
             let (sol, best) = &mut out[k];
             sol.paths.push(r.path);
             sol.winding_numbers.extend(r.winding);
+            sol.refined_dd &= r.refined_dd;
             let res = if r.residual.is_nan() {
                 f64::MAX
             } else {
@@ -333,14 +414,15 @@ impl Tally {
 
     /// The distinct finite solutions: nonsingular endpoints clustered at [`DEDUP_TOL`],
     /// singular ones at [`DEDUP_TOL_SINGULAR`]; a nonsingular cluster of several paths whose
-    /// condition number exceeds [`CLUSTER_SINGULAR_COND`] is singular. A singular cluster
+    /// condition number exceeds [`CLUSTER_SINGULAR_COND`] is singular (unless all its endpoints
+    /// were refined in double-double: see [`Solution::refined_dd`]). A singular cluster
     /// that lies on a nonsingular solution joins it as singular.
     pub fn solutions(&self) -> Vec<Solution> {
         let ns = self.records_with(Status::Nonsingular);
         let sg = self.records_with(Status::Singular);
         let mut out = Self::clusters(&ns, DEDUP_TOL, Status::Nonsingular);
         for s in out.iter_mut() {
-            if s.paths.len() > 1 && !(s.condition <= CLUSTER_SINGULAR_COND) {
+            if s.paths.len() > 1 && !s.refined_dd && !(s.condition <= CLUSTER_SINGULAR_COND) {
                 s.status = Status::Singular;
             }
         }

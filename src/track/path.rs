@@ -682,6 +682,13 @@ impl PathState {
                             "diverging (valuation {v:.3})"
                         ))));
                     }
+                    if self.h < opts.h_min * self.tau.abs().max(1.0) {
+                        // Accepted steps that keep shrinking below the floor: the corrector's
+                        // first step is at its rounding level, so the step control cannot
+                        // tell the predictor's error (chandra-12: 20,000 steps of 5e-19 at
+                        // s = 6e-14 before this rule).
+                        return self.stop(opts, "step size underflow (accepted steps)".into());
+                    }
                     if self.accepted + self.rejected >= opts.max_steps {
                         return self.stop(opts, "too many steps".into());
                     }
