@@ -17,6 +17,7 @@ pub mod mixed_cells;
 pub mod modular;
 pub mod start;
 mod tableau;
+mod tropical;
 
 pub use binomial::{binomial_solutions, for_each_binomial_solution};
 pub use lifting::{Lifting, Supports};
@@ -123,7 +124,7 @@ pub fn bench_cells(
 ) -> crate::Result<Vec<(String, CellStats)>> {
     println!(
         "{:<14} {:>14} {:>10} {:>12} {:>10} {:>10} {:>8}",
-        "system", "mixed_volume", "cells", "lps", "undecided", "seconds", "threads"
+        "system", "mixed_volume", "cells", "lps+steps", "undecided", "seconds", "threads"
     );
     let mut rows = Vec::new();
     for sys in systems {
@@ -134,7 +135,7 @@ pub fn bench_cells(
             sys.name,
             st.mixed_volume,
             st.cells,
-            st.lp_calls + st.relation_lps,
+            st.lp_calls + st.relation_lps + st.steps,
             st.undecided,
             st.seconds,
             st.threads
