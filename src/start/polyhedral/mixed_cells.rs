@@ -535,7 +535,7 @@ impl<'a> Ctx<'a> {
             return Ok(ControlFlow::Break(()));
         }
         if node.chosen.len() == self.slots.len() {
-            return Ok(match self.leaf(node, lp)? {
+            return Ok(match self.leaf(node, lp, None)? {
                 Some(cell) => emit(cell),
                 None => {
                     self.rejected_leaves.fetch_add(1, Ordering::Relaxed);
@@ -555,8 +555,14 @@ impl<'a> Ctx<'a> {
     /// of the cell's equalities (Cramer's rule), every chosen point must be on its group's
     /// face and every other point strictly above it. `None` when the choice is not a lower
     /// face (reachable only through an uncertified float "feasible"); a tie or a zero
-    /// volume on a lower face is `NonGeneric`.
-    fn leaf(&self, node: &Node, lp: &mut Lp) -> Result<Option<MixedCell>, CellError> {
+    /// volume on a lower face is `NonGeneric`. `hint`: a candidate `α = num/den` (from the
+    /// tropical homotopy), used when `V·num = rhs·den` holds exactly (else Cramer's rule).
+    fn leaf(
+        &self,
+        node: &Node,
+        lp: &mut Lp,
+        hint: Option<(Vec<i128>, i128)>,
+    ) -> Result<Option<MixedCell>, CellError> {
         let n = self.n;
         let mut pairs = vec![[0usize; 2]; n];
         let mut v: Vec<Vec<i64>> = Vec::with_capacity(n);
@@ -585,7 +591,19 @@ impl<'a> Ctx<'a> {
             }
             d += k + 1;
         }
-        let Some((num, den)) = cramer(&v, &rhs)? else {
+        let mut vol_known = None;
+        let solved = match hint {
+            Some((num, den)) if den > 0 && solves(&v, &rhs, &num, den) => {
+                vol_known = exact::abs_det(&v);
+                if vol_known == Some(0) {
+                    None
+                } else {
+                    Some((num, den))
+                }
+            }
+            _ => cramer(&v, &rhs)?,
+        };
+        let Some((num, den)) = solved else {
             // singular V: a lower face of zero volume means a non-generic lifting
             self.build_lp(lp, &node.chosen);
             return match lp::feasible(lp) {
@@ -622,7 +640,8 @@ impl<'a> Ctx<'a> {
         if let Some(t) = tie {
             return Err(CellError::NonGeneric(t));
         }
-        let vol = exact::abs_det(&v)
+        let vol = vol_known
+            .or_else(|| exact::abs_det(&v))
             .ok_or_else(|| CellError::Internal("cell volume overflows u128".into()))?;
         let volume = u64::try_from(vol)
             .map_err(|_| CellError::Internal("cell volume overflows u64".into()))?;
@@ -705,7 +724,7 @@ impl<'a> Ctx<'a> {
 /// A job of the tropical traversal: a homotopy state, or a target cell met while splitting.
 enum TropJob {
     State(tropical::State),
-    Cell(Vec<[usize; 2]>),
+    Cell(tropical::TargetCell),
 }
 
 fn overflow(_: tropical::Overflow) -> CellError {
@@ -732,14 +751,14 @@ impl Ctx<'_> {
         let mut steps = 0u64;
         let mut flow = ControlFlow::Continue(());
         loop {
-            for pairs in cells.drain(..) {
+            for tropical::TargetCell { pairs, num, den } in cells.drain(..) {
                 let node = Node {
                     chosen: pairs.iter().flat_map(|p| [p[0], p[1]]).collect(),
                     tab: None,
                     witness: None,
                     mask: Vec::new(),
                 };
-                match self.leaf(&node, lp)? {
+                match self.leaf(&node, lp, Some((num, den)))? {
                     Some(cell) => {
                         if emit(cell).is_break() {
                             flow = ControlFlow::Break(());
@@ -775,6 +794,17 @@ fn det_i128(m: &[Vec<i64>]) -> Result<i128, CellError> {
             .and_then(|d| num_traits::ToPrimitive::to_i128(&d))
             .ok_or_else(|| CellError::Internal("determinant overflows i128".into())),
     }
+}
+
+/// Does `x = num/den` solve `V x = r` (exact, checked)?
+fn solves(v: &[Vec<i64>], r: &[i64], num: &[i128], den: i128) -> bool {
+    v.iter().zip(r).all(|(row, &ri)| {
+        let mut s = Some(0i128);
+        for (&a, &x) in row.iter().zip(num) {
+            s = s.and_then(|s| s.checked_add((a as i128).checked_mul(x)?));
+        }
+        s.is_some() && s == (ri as i128).checked_mul(den)
+    })
 }
 
 /// Solves `V x = r` exactly by Cramer's rule: `x = num / den` reduced, `den > 0`; `None`

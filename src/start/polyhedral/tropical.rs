@@ -58,8 +58,18 @@ pub(super) struct State {
 pub(super) enum Step {
     /// The next states in traversal order (none: the path ends).
     Next(Vec<State>),
-    /// A mixed cell of the target: per configuration, the pair as indices into its group.
-    Cell(Vec<[usize; 2]>),
+    /// A mixed cell of the target.
+    Cell(TargetCell),
+}
+
+/// A mixed cell found by the homotopy.
+#[derive(Clone, Debug)]
+pub(super) struct TargetCell {
+    /// Per configuration, the pair as indices into its group (increasing).
+    pub(super) pairs: Vec<[usize; 2]>,
+    /// `α = num/den` (reduced, `den > 0`), for the caller to check.
+    pub(super) num: Vec<i128>,
+    pub(super) den: i128,
 }
 
 /// Arithmetic left its checked range (not expected after [`Homotopy::new`]'s bound check).
@@ -76,6 +86,30 @@ pub(super) struct Homotopy {
     h: Vec<Vec<i128>>,
     /// Rank stride of the symbolic perturbation (largest configuration).
     stride: usize,
+    /// The active points of every configuration at every level: `tab[level][k]`.
+    tab: Vec<Vec<Active>>,
+    /// Largest `|x|₁` of an active point at each level.
+    l1max: Vec<u64>,
+}
+
+/// The active points of one configuration at one level, with their data at that level.
+#[derive(Default)]
+struct Active {
+    idx: Vec<u32>,
+    lift: Vec<i128>,
+    tau: Vec<i128>,
+    /// Nonzero coordinates of point `i`: `coords[start[i]..start[i + 1]]`.
+    start: Vec<usize>,
+    coords: Vec<(u32, i64)>,
+    /// Position of each point index in this list (`u32::MAX`: inactive).
+    pos: Vec<u32>,
+}
+
+impl Active {
+    #[inline]
+    fn coords(&self, i: usize) -> &[(u32, i64)] {
+        &self.coords[self.start[i]..self.start[i + 1]]
+    }
 }
 
 /// Seed of the simplex lifts (fixed: the traversal order is a function of the input).
@@ -166,14 +200,52 @@ impl Homotopy {
             return None;
         }
         let stride = pts.iter().map(|p| p.len()).max().unwrap() + n + 1;
-        Some(Homotopy {
+        let mut hom = Homotopy {
             n,
             pts,
             omega,
             deg,
             h,
             stride,
-        })
+            tab: Vec::new(),
+            l1max: Vec::new(),
+        };
+        hom.tab = (0..n)
+            .map(|lv| (0..n).map(|k| hom.active_points(k, lv)).collect())
+            .collect();
+        hom.l1max = hom
+            .tab
+            .iter()
+            .map(|lv| {
+                lv.iter()
+                    .flat_map(|a| (0..a.idx.len()).map(move |i| a.coords(i)))
+                    .map(|c| c.iter().map(|&(_, x)| x.unsigned_abs()).sum::<u64>())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        Some(hom)
+    }
+
+    fn active_points(&self, k: usize, lv: usize) -> Active {
+        let size = self.pts[k].len() + self.n + 1;
+        let mut a = Active {
+            pos: vec![u32::MAX; size],
+            start: vec![0],
+            ..Default::default()
+        };
+        for x in 0..size as u32 {
+            if !self.active(k, x as usize, lv) {
+                continue;
+            }
+            a.pos[x as usize] = a.idx.len() as u32;
+            a.idx.push(x);
+            a.lift.push(self.lift(k, x, lv));
+            a.tau.push(self.tau(k, x, lv));
+            self.for_coords(k, x, lv, |j, c| a.coords.push((j as u32, c)));
+            a.start.push(a.coords.len());
+        }
+        a
     }
 
     /// The start: the staircase cell of `(d_0Δ, Δ, …, Δ)` at level 0.
@@ -243,23 +315,6 @@ impl Homotopy {
     /// `τ`: 1 on the moving simplex points.
     fn tau(&self, k: usize, idx: u32, lv: usize) -> i128 {
         (k == lv && self.is_simplex(idx)) as i128
-    }
-
-    /// `⟨x, M_{·c}⟩` (coordinate `c` of `B(x)`).
-    fn b_col(&self, st: &State, k: usize, idx: u32, c: usize) -> i128 {
-        let n = self.n;
-        let mut s = 0i128;
-        self.for_coords(k, idx, st.level as usize, |j, x| {
-            s += x as i128 * st.m[j * n + c] as i128
-        });
-        s
-    }
-
-    /// `⟨x, v⟩` for a vector indexed by coordinates.
-    fn dot(&self, k: usize, idx: u32, lv: usize, v: &[i128]) -> i128 {
-        let mut s = 0i128;
-        self.for_coords(k, idx, lv, |j, x| s += x as i128 * v[j]);
-        s
     }
 
     /// `Λ = (x − a)·M = D·λ` for point `x` of configuration `k` (base `a` of its pair).
@@ -382,46 +437,71 @@ impl Homotopy {
                 })
                 .collect()
         };
-        let mut best: Option<(usize, u32, i128, i128)> = None;
+        // column `lv` of M (coordinate `lv` of B(x) = x·M), in i64 when |x|₁·max|M| < 2^62
+        let col: Vec<i64> = if t_lv != 0 {
+            (0..n).map(|r| st.m[r * n + lv]).collect()
+        } else {
+            Vec::new()
+        };
+        let cmax = col.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0) as u128;
+        let narrow = cmax * self.l1max[lv] as u128 <= 1 << 62;
+        let dotc = |c: &[(u32, i64)]| -> i128 {
+            if narrow {
+                c.iter().map(|&(j, x)| x * col[j as usize]).sum::<i64>() as i128
+            } else {
+                c.iter()
+                    .map(|&(j, x)| x as i128 * col[j as usize] as i128)
+                    .sum()
+            }
+        };
+        let dotv = |c: &[(u32, i64)], v: &[i128]| -> i128 {
+            c.iter().map(|&(j, x)| x as i128 * v[j as usize]).sum()
+        };
+        // best event so far: (configuration, point, value, −slope, value/−slope as a float)
+        let mut best: Option<(usize, u32, i128, i128, f64)> = None;
         for k in 0..n {
             if t_lv == 0 && k != lv {
                 // slopes vanish outside the moving configuration
                 continue;
             }
+            let tab = &self.tab[lv][k];
             let [a, b] = st.pairs[k];
-            let ta = self.tau(k, a, lv);
-            let ba = if t_lv != 0 {
-                self.b_col(st, k, a, lv)
-            } else {
-                0
-            };
+            let (ia, ib) = (tab.pos[a as usize] as usize, tab.pos[b as usize] as usize);
+            let ta = tab.tau[ia];
+            let ba = if t_lv != 0 { dotc(tab.coords(ia)) } else { 0 };
             let mut phia: Option<i128> = None;
-            let size = self.pts[k].len() + n + 1;
-            for x in 0..size as u32 {
-                if x == a || x == b || !self.active(k, x as usize, lv) {
+            for q in 0..tab.idx.len() {
+                if q == ia || q == ib {
                     continue;
                 }
-                let bx = if t_lv != 0 {
-                    self.b_col(st, k, x, lv)
-                } else {
-                    0
-                };
-                let s = sg * (d * (self.tau(k, x, lv) - ta) - t_lv * (bx - ba));
+                let cq = tab.coords(q);
+                let bx = if t_lv != 0 { dotc(cq) } else { 0 };
+                let s = sg * (d * (tab.tau[q] - ta) - t_lv * (bx - ba));
                 if s >= 0 {
                     continue;
                 }
                 let da = dalpha.get_or_insert_with(dalpha_of);
-                let pa_ =
-                    *phia.get_or_insert_with(|| d * self.lift(k, a, lv) + self.dot(k, a, lv, da));
-                let phx = d * self.lift(k, x, lv) + self.dot(k, x, lv, da);
+                let pa_ = *phia.get_or_insert_with(|| d * tab.lift[ia] + dotv(tab.coords(ia), da));
+                let phx = d * tab.lift[q] + dotv(cq, da);
                 let v = sg * (phx - pa_);
-                let cand = (k, x, v, -s);
-                if best.is_none_or(|bst| self.earlier(st, cand, bst)) {
-                    best = Some(cand);
+                let tf = v as f64 / -s as f64;
+                let x = tab.idx[q];
+                let better = match best {
+                    None => true,
+                    // the float times are within 4 ulps of the exact ones: a gap of 1e-12
+                    // (relative) decides exactly; closer times are compared exactly
+                    Some((.., btf)) if tf < btf - 1e-12 * (tf.abs() + btf.abs()) => true,
+                    Some((.., btf)) if tf > btf + 1e-12 * (tf.abs() + btf.abs()) => false,
+                    Some((bk, bx_, bv, bs, _)) => {
+                        self.earlier(st, (k, x, v, -s), (bk, bx_, bv, bs))
+                    }
+                };
+                if better {
+                    best = Some((k, x, v, -s, tf));
                 }
             }
         }
-        let Some((k, x, _, _)) = best else {
+        let Some((k, x, ..)) = best else {
             // t = +∞: a cell of this level
             if self.is_simplex(pa) || self.is_simplex(pb) {
                 return Ok(Step::Next(Vec::new()));
@@ -435,7 +515,18 @@ impl Homotopy {
                         [a.min(b), a.max(b)]
                     })
                     .collect();
-                return Ok(Step::Cell(pairs));
+                let mut num = dalpha.unwrap_or_else(dalpha_of);
+                let mut den = d;
+                if den < 0 {
+                    den = -den;
+                    num.iter_mut().for_each(|x| *x = -*x);
+                }
+                let g = num.iter().fold(den, |g, &x| gcd(g, x));
+                if g > 1 {
+                    num.iter_mut().for_each(|x| *x /= g);
+                    den /= g;
+                }
+                return Ok(Step::Cell(TargetCell { pairs, num, den }));
             }
             // next level: configuration lv + 1 scaled by its degree
             let dn = self.deg[lv + 1];
@@ -494,6 +585,35 @@ impl Homotopy {
         let d = st.d as i128;
         let mk = mv[k];
         let mut m = st.m.clone();
+        // i64 products when max|M|·(|m_k| + max|m_j|) < 2^63
+        let mmax = st.m.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0) as u128;
+        let vmax = mv.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
+        if mmax.saturating_mul(2 * vmax) < 1 << 63 {
+            let (mk, d) = (mk as i64, st.d);
+            let mv: Vec<i64> = mv.iter().map(|&x| x as i64).collect();
+            for row in m.chunks_exact_mut(n) {
+                let rk = row[k];
+                for (c, x) in row.iter_mut().enumerate() {
+                    if c != k {
+                        let num = mk * *x - mv[c] * rk;
+                        debug_assert_eq!(num % d, 0);
+                        *x = match d {
+                            1 => num,
+                            -1 => -num,
+                            _ => num / d,
+                        };
+                    }
+                }
+            }
+            let mut pairs = st.pairs.clone();
+            pairs[k] = pair;
+            return Ok(State {
+                level: st.level,
+                d: mk,
+                pairs,
+                m,
+            });
+        }
         for r in 0..n {
             let row = &mut m[r * n..r * n + n];
             let rk = row[k] as i128;
@@ -506,7 +626,7 @@ impl Homotopy {
                     .and_then(|p| p.checked_sub(mv[c].checked_mul(rk)?))
                     .ok_or(Overflow)?;
                 debug_assert_eq!(num % d, 0);
-                row[c] = i64::try_from(num / d).map_err(|_| Overflow)?;
+                row[c] = div_exact(num, d)?;
             }
         }
         let mut pairs = st.pairs.clone();
@@ -518,6 +638,27 @@ impl Homotopy {
             m,
         })
     }
+}
+
+/// `num / d` for an exact division whose quotient fits `i64` (64-bit division when
+/// possible: `i128` division is a slow library call).
+#[inline]
+fn div_exact(num: i128, d: i128) -> Result<i64, Overflow> {
+    match (i64::try_from(num), i64::try_from(d)) {
+        (Ok(a), Ok(1)) => Ok(a),
+        (Ok(a), Ok(-1)) => a.checked_neg().ok_or(Overflow),
+        (Ok(a), Ok(b)) => Ok(a / b),
+        _ => i64::try_from(num / d).map_err(|_| Overflow),
+    }
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Compares `a/s` with `b/t` (`s, t > 0`) exactly.
