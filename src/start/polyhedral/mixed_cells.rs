@@ -752,8 +752,9 @@ impl Ctx<'_> {
         let mut flow = ControlFlow::Continue(());
         loop {
             for tropical::TargetCell { pairs, num, den } in cells.drain(..) {
+                // slot order: the groups in search order, two points each
                 let node = Node {
-                    chosen: pairs.iter().flat_map(|p| [p[0], p[1]]).collect(),
+                    chosen: self.slots.iter().map(|&(g, pos)| pairs[g][pos]).collect(),
                     tab: None,
                     witness: None,
                     mask: Vec::new(),
@@ -1191,6 +1192,8 @@ pub fn mixed_cells_in(
     };
     let target = 64 * threads;
     let hom = if mode == SearchMode::Tropical {
+        // level order = search order (fewest points first: measured fewest steps on
+        // cyclic-10, chandra-12, noon-8 against input / reversed orders)
         Homotopy::new(s, lifting, &order)
     } else {
         None

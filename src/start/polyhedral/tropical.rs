@@ -65,7 +65,7 @@ pub(super) enum Step {
 /// A mixed cell found by the homotopy.
 #[derive(Clone, Debug)]
 pub(super) struct TargetCell {
-    /// Per configuration, the pair as indices into its group (increasing).
+    /// Per group, the pair as indices into the group (increasing).
     pub(super) pairs: Vec<[usize; 2]>,
     /// `α = num/den` (reduced, `den > 0`), for the caller to check.
     pub(super) num: Vec<i128>,
@@ -78,6 +78,8 @@ pub(super) struct Overflow;
 
 pub(super) struct Homotopy {
     n: usize,
+    /// Group of each configuration (level order).
+    group: Vec<usize>,
     /// Translated support points of each configuration, as nonzero coordinates.
     pts: Vec<Vec<Vec<(u32, i64)>>>,
     omega: Vec<Vec<i128>>,
@@ -202,6 +204,7 @@ impl Homotopy {
         let stride = pts.iter().map(|p| p.len()).max().unwrap() + n + 1;
         let mut hom = Homotopy {
             n,
+            group: order.to_vec(),
             pts,
             omega,
             deg,
@@ -507,14 +510,11 @@ impl Homotopy {
                 return Ok(Step::Next(Vec::new()));
             }
             if lv + 1 == n {
-                let pairs = st
-                    .pairs
-                    .iter()
-                    .map(|&[a, b]| {
-                        let (a, b) = (a as usize - n - 1, b as usize - n - 1);
-                        [a.min(b), a.max(b)]
-                    })
-                    .collect();
+                let mut pairs = vec![[0; 2]; n];
+                for (&[a, b], &g) in st.pairs.iter().zip(&self.group) {
+                    let (a, b) = (a as usize - n - 1, b as usize - n - 1);
+                    pairs[g] = [a.min(b), a.max(b)];
+                }
                 let mut num = dalpha.unwrap_or_else(dalpha_of);
                 let mut den = d;
                 if den < 0 {
