@@ -1,7 +1,8 @@
 //! Polyhedral homotopy combinatorics (Huber–Sturmfels): supports, random liftings, the
 //! mixed cells of the induced fine mixed subdivision, the (stable) mixed volume, and the
-//! binomial start systems of the cells. Every pruning and every cell is decided or verified
-//! exactly (a float tableau whose "infeasible" answers carry integer Farkas certificates
+//! binomial start systems of the cells. Fully mixed supports are enumerated by a tropical
+//! homotopy in exact integers (`tropical.rs`), the others by a tree search. Every pruning
+//! and every cell is decided or verified exactly (a float tableau whose "infeasible" answers carry integer Farkas certificates
 //! checked in `i128`; exact LPs and exact leaf checks with overflow-checked `i128` and a
 //! `BigInt` fallback). See docs/mixed-cells.md.
 //!
