@@ -1,7 +1,8 @@
 //! Polyhedral homotopy combinatorics (Huber–Sturmfels): supports, random liftings, the
 //! mixed cells of the induced fine mixed subdivision, the (stable) mixed volume, and the
-//! binomial start systems of the cells. Every pruning and every cell is decided or verified
-//! exactly (a float tableau whose "infeasible" answers carry integer Farkas certificates
+//! binomial start systems of the cells. Fully mixed supports are enumerated by a tropical
+//! homotopy in exact integers (`tropical.rs`), the others by a tree search. Every pruning
+//! and every cell is decided or verified exactly (a float tableau whose "infeasible" answers carry integer Farkas certificates
 //! checked in `i128`; exact LPs and exact leaf checks with overflow-checked `i128` and a
 //! `BigInt` fallback). See docs/mixed-cells.md.
 //!
@@ -17,6 +18,7 @@ pub mod mixed_cells;
 pub mod modular;
 pub mod start;
 mod tableau;
+mod tropical;
 
 pub use binomial::{binomial_solutions, for_each_binomial_solution};
 pub use lifting::{Lifting, Supports};
@@ -123,7 +125,7 @@ pub fn bench_cells(
 ) -> crate::Result<Vec<(String, CellStats)>> {
     println!(
         "{:<14} {:>14} {:>10} {:>12} {:>10} {:>10} {:>8}",
-        "system", "mixed_volume", "cells", "lps", "undecided", "seconds", "threads"
+        "system", "mixed_volume", "cells", "lps+steps", "undecided", "seconds", "threads"
     );
     let mut rows = Vec::new();
     for sys in systems {
@@ -134,7 +136,7 @@ pub fn bench_cells(
             sys.name,
             st.mixed_volume,
             st.cells,
-            st.lp_calls + st.relation_lps,
+            st.lp_calls + st.relation_lps + st.steps,
             st.undecided,
             st.seconds,
             st.threads
