@@ -227,7 +227,13 @@ impl<'a> Refiner<'a> {
             |v: &[C64]| v[v.len() - 1].norm() / v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         let (a, b) = (yn(y), yn(&r.y));
         let near = b >= DD_INFINITY_TOL && b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b;
-        (r.converged() && r.x.is_some() && near).then_some(r)
+        // A genuine root: Newton's corrections shrink quadratically towards it AND its affine
+        // residual is small (on cyclic-10, Newton from points near infinity met the first test
+        // at norms 1e11–1e14 with relative residuals 0.5: not roots).
+        let root =
+            r.x.as_ref()
+                .is_some_and(|x| self.system.relative_residual(x) < RESIDUAL_TOL);
+        (r.converged() && root && near).then_some(r)
     }
 
     /// Makes `ep` the nonsingular solution that [`Self::refine_dd`] found; returns its
