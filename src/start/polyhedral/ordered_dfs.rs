@@ -76,6 +76,8 @@ struct Shared<S, C, E> {
     /// Workers waiting for a job.
     idle: usize,
     finished: bool,
+    /// A worker panicked: the caller stops waiting (the scope re-raises the panic).
+    panicked: bool,
 }
 
 impl<S, C, E> Shared<S, C, E> {
@@ -175,6 +177,7 @@ where
         head: 0,
         idle: threads,
         finished: false,
+        panicked: false,
     };
     shared.head = shared.insert(Work::Open(vec![root]), None);
     let pool = Pool {
@@ -188,6 +191,7 @@ where
         for me in 0..threads {
             let pool = &pool;
             scope.spawn(move || {
+                let _guard = PanicGuard(pool);
                 let mut scratch = x.scratch();
                 worker(pool, me, stop, x, &mut scratch);
                 x.finish(scratch);
@@ -203,6 +207,22 @@ where
     })
 }
 
+/// Tells the caller and the other workers when a worker unwinds from a panic (else the
+/// caller would wait for its job forever).
+struct PanicGuard<'p, S, C, E>(&'p Pool<S, C, E>);
+
+impl<S, C, E> Drop for PanicGuard<'_, S, C, E> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut g = self.0.shared.lock().unwrap_or_else(|e| e.into_inner());
+            g.panicked = true;
+            g.finished = true;
+            self.0.to_caller.notify_all();
+            self.0.to_workers.notify_all();
+        }
+    }
+}
+
 /// The caller's loop: waits for the head job, delivers its outputs, moves to the next.
 fn deliver_in_order<S, C, E>(
     pool: &Pool<S, C, E>,
@@ -211,6 +231,9 @@ fn deliver_in_order<S, C, E>(
 ) -> Result<(), E> {
     let mut g = pool.shared.lock().unwrap();
     loop {
+        if g.panicked {
+            return Ok(());
+        }
         let head = g.head;
         if !matches!(g.jobs[head].work, Work::Done) {
             g = pool.to_caller.wait(g).unwrap();
@@ -350,9 +373,10 @@ mod tests {
     use super::*;
 
     /// A pseudo-random tree: node `(id, depth)` has 0–3 children (fewer with depth), emits
-    /// `id` when `id % 5 == 0`, and fails at `fail`.
+    /// `id` when `id % 5 == 0`, fails at `fail` and panics at `panic_at`.
     struct Tree {
         fail: Option<u64>,
+        panic_at: Option<u64>,
         depth: u32,
     }
 
@@ -379,6 +403,7 @@ mod tests {
             if Some(id) == self.fail {
                 return Err(id);
             }
+            assert!(Some(id) != self.panic_at, "expansion {id} panics");
             let h = mix(id);
             let k = if depth >= self.depth {
                 0
@@ -423,6 +448,7 @@ mod tests {
     fn same_stream_for_every_thread_count() {
         let tree = Tree {
             fail: None,
+            panic_at: None,
             depth: 40,
         };
         let (one, r) = run(&tree, 1, 1, usize::MAX);
@@ -456,7 +482,21 @@ mod tests {
                 break;
             }
         }
-        let bad = Tree { fail, depth: 40 };
+        let bad = Tree {
+            fail,
+            panic_at: None,
+            depth: 40,
+        };
+        // a panicking expansion reaches the caller (no hang)
+        let panics = Tree {
+            fail: None,
+            panic_at: fail,
+            depth: 40,
+        };
+        for threads in [1, 3] {
+            let r = std::panic::catch_unwind(|| run(&panics, threads, 4 * threads, usize::MAX));
+            assert!(r.is_err(), "threads {threads}");
+        }
         let (seq, r) = run(&bad, 1, 1, usize::MAX);
         assert_eq!(r, Err(fail.unwrap()));
         assert!(seq.len() > 1000 && seq.len() < one.len());
