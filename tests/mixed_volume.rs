@@ -195,12 +195,23 @@ fn independent_liftings_agree() {
     }
 }
 
-/// The sequence of cells (order included, and every field) does not depend on the thread
-/// count: 1, 2 and 3 threads on cyclic-7, eco-9 and katsura-5 with a stable lifting
-/// (coarse normals compared too).
+/// The sequence of cells (order included, and every field) and the count of homotopy steps
+/// do not depend on the thread count: 1, 2, 3 and 4 threads, tropical homotopy on
+/// cyclic-7, cyclic-8, eco-9 and katsura-5 with a stable lifting (coarse normals compared
+/// too), tree search on cyclic-7 and katsura-5 stable.
 #[test]
 fn deterministic_over_threads() {
-    for (sys, stable) in [(cyclic(7), false), (eco(9), false), (katsura(5), true)] {
+    use pathtrack::start::polyhedral::{mixed_cells_in, SearchMode};
+    // tropical homotopy (fully mixed: the default), and the tree search
+    let cases = [
+        (cyclic(7), false, SearchMode::Tropical),
+        (cyclic(8), false, SearchMode::Tropical),
+        (eco(9), false, SearchMode::Tropical),
+        (katsura(5), true, SearchMode::Tropical),
+        (cyclic(7), false, SearchMode::Float),
+        (katsura(5), true, SearchMode::Float),
+    ];
+    for (sys, stable, mode) in cases {
         let s = Supports::from_system(&sys).unwrap();
         let s = if stable { s.with_origin() } else { s };
         let l = if stable {
@@ -210,30 +221,27 @@ fn deterministic_over_threads() {
         };
         let collect = |t: usize| {
             let mut cells = Vec::new();
-            mixed_cells(&s, &l, t, &mut |c| {
+            let st = mixed_cells_in(&s, &l, t, mode, &mut |c| {
                 cells.push(c);
                 ControlFlow::Continue(())
             })
             .unwrap();
-            cells
+            // the tropical homotopy ran (steps), or the tree search (LPs)
+            assert_eq!(st.steps > 0, mode == SearchMode::Tropical, "{}", sys.name);
+            (cells, st.steps)
         };
-        let one = collect(1);
+        let (one, steps) = collect(1);
         assert!(!one.is_empty());
         let mut sorted: Vec<_> = one.iter().map(|c| c.pairs.clone()).collect();
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), one.len(), "{}: a cell met twice", sys.name);
-        for t in [2, 3] {
-            let other = collect(t);
+        for t in [2, 3, 4] {
+            let (other, other_steps) = collect(t);
             assert_eq!(one.len(), other.len(), "{} threads {t}", sys.name);
+            assert_eq!(steps, other_steps, "{} threads {t}: steps", sys.name);
             for (i, (a, b)) in one.iter().zip(&other).enumerate() {
-                assert_eq!(
-                    a.pairs, b.pairs,
-                    "{} threads {t}: cell {i} differs",
-                    sys.name
-                );
-                assert_eq!(a.volume, b.volume);
-                assert_eq!(a.coarse_normal, b.coarse_normal);
+                assert_eq!(a, b, "{} {mode:?} threads {t}: cell {i} differs", sys.name);
             }
         }
     }

@@ -1,4 +1,4 @@
-//! `pathtrack bench solve|eval`: tables of measured throughput (never asserted in tests).
+//! `pathtrack bench solve|eval|cells|…`: tables of measured throughput (never asserted in tests).
 
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
@@ -29,6 +29,18 @@ pub enum BenchWhat {
         seed: u64,
         #[arg(long, value_enum, default_value = "polyhedral")]
         start: crate::solver::StartKind,
+    },
+    /// Mixed cells: mixed volume, cells, homotopy steps, wall and CPU seconds per system,
+    /// beside `gfan _mixedvolume -j THREADS` when gfan is on PATH (docs/mixed-cells.md).
+    Cells {
+        /// Systems: family names with size (cyclic12) or files.
+        #[arg(default_values_t = ["cyclic10".to_string(), "cyclic11".to_string()])]
+        systems: Vec<String>,
+        /// Threads of the enumeration and of gfan (0: all cores).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Row reduction over Z/p (see docs/rref.md).
     Rref {
@@ -147,6 +159,18 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             p,
             threads,
         } => bench_eval(systems, p, *threads),
+        BenchWhat::Cells {
+            systems,
+            threads,
+            seed,
+        } => {
+            let systems = systems
+                .iter()
+                .map(|s| system_by_name(s))
+                .collect::<Result<Vec<_>>>()?;
+            let path = std::env::var_os("PATH");
+            super::cells_bench::bench_cells(&systems, *threads, *seed, path.as_deref()).map(|_| 0)
+        }
         BenchWhat::Rref {
             n,
             prime,

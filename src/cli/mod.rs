@@ -28,6 +28,7 @@ pub enum Command {
 }
 
 pub mod bench;
+pub mod cells_bench;
 pub mod count;
 pub mod generate;
 pub mod rref;

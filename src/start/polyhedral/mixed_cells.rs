@@ -14,6 +14,7 @@
 use super::exact::{self, Overflow};
 use super::lifting::{Lifting, Supports};
 use super::lp::{self, Lp, LpResult, Witness};
+use super::ordered_dfs::{ordered_dfs, Expand};
 use super::tableau::{Data, Tableau, Tight};
 use super::tropical::{self, Homotopy};
 use super::CellError;
@@ -721,68 +722,54 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// A job of the tropical traversal: a homotopy state, or a target cell met while splitting.
-enum TropJob {
-    State(tropical::State),
-    Cell(tropical::TargetCell),
-}
-
 fn overflow(_: tropical::Overflow) -> CellError {
     CellError::Internal("tropical homotopy: integer overflow".into())
 }
 
-impl Ctx<'_> {
-    /// Depth-first traversal of the tropical homotopy below `job`; every target cell is
-    /// checked exactly by [`Ctx::leaf`] before it is emitted.
-    fn tropical_dfs(
+/// One step of the tropical homotopy as a node expansion of [`ordered_dfs`]: the next
+/// states, or a target cell checked exactly by [`Ctx::leaf`] before it is emitted.
+struct TropicalSteps<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    hom: &'c Homotopy,
+}
+
+impl Expand<tropical::State, MixedCell, CellError> for TropicalSteps<'_, '_> {
+    /// The leaf's LP and the count of steps.
+    type Scratch = (Lp, u64);
+    fn scratch(&self) -> (Lp, u64) {
+        (Lp::new(self.ctx.n), 0)
+    }
+    fn expand(
         &self,
-        hom: &Homotopy,
-        job: &TropJob,
-        lp: &mut Lp,
+        (lp, steps): &mut (Lp, u64),
+        st: tropical::State,
+        children: &mut Vec<tropical::State>,
         emit: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
-        stop: &AtomicBool,
     ) -> Result<ControlFlow<()>, CellError> {
-        let mut stack = Vec::new();
-        let mut cells = Vec::new();
-        match job {
-            TropJob::State(st) => stack.push(st.clone()),
-            TropJob::Cell(c) => cells.push(c.clone()),
-        }
-        let mut steps = 0u64;
-        let mut flow = ControlFlow::Continue(());
-        loop {
-            for tropical::TargetCell { pairs, num, den } in cells.drain(..) {
+        *steps += 1;
+        match self.hom.step(&st).map_err(overflow)? {
+            tropical::Step::Next(v) => children.extend(v),
+            tropical::Step::Cell(tropical::TargetCell { pairs, num, den }) => {
+                let ctx = self.ctx;
                 // slot order: the groups in search order, two points each
                 let node = Node {
-                    chosen: self.slots.iter().map(|&(g, pos)| pairs[g][pos]).collect(),
+                    chosen: ctx.slots.iter().map(|&(g, pos)| pairs[g][pos]).collect(),
                     tab: None,
                     witness: None,
                     mask: Vec::new(),
                 };
-                match self.leaf(&node, lp, Some((num, den)))? {
-                    Some(cell) => {
-                        if emit(cell).is_break() {
-                            flow = ControlFlow::Break(());
-                        }
-                    }
+                match ctx.leaf(&node, lp, Some((num, den)))? {
+                    Some(cell) => return Ok(emit(cell)),
                     None => {
-                        self.rejected_leaves.fetch_add(1, Ordering::Relaxed);
+                        ctx.rejected_leaves.fetch_add(1, Ordering::Relaxed);
                     }
                 }
             }
-            if flow.is_break() || stop.load(Ordering::Relaxed) {
-                flow = ControlFlow::Break(());
-                break;
-            }
-            let Some(st) = stack.pop() else { break };
-            steps += 1;
-            match hom.step(&st).map_err(overflow)? {
-                tropical::Step::Next(v) => stack.extend(v.into_iter().rev()),
-                tropical::Step::Cell(c) => cells.push(c),
-            }
         }
-        self.steps.fetch_add(steps, Ordering::Relaxed);
-        Ok(flow)
+        Ok(ControlFlow::Continue(()))
+    }
+    fn finish(&self, (_, steps): (Lp, u64)) {
+        self.ctx.steps.fetch_add(steps, Ordering::Relaxed);
     }
 }
 
@@ -1085,8 +1072,9 @@ fn run_ordered(
 
 /// Streams the fine mixed cells of the subdivision of `supports` induced by `lifting`,
 /// using `threads` worker threads (0: rayon's default). The sequence of cells (set and
-/// order) is deterministic and independent of `threads`: the tree is split into a fixed
-/// list of jobs whose cells are delivered in job order. `on_cell` runs on the calling thread; returning
+/// order) is deterministic and independent of `threads`: the tropical traversal is cut
+/// into jobs kept in stream order (`ordered_dfs.rs`), the tree search into a fixed list of
+/// jobs, and the cells are delivered in job order. `on_cell` runs on the calling thread; returning
 /// `ControlFlow::Break` stops the enumeration (`CellStats::stopped`).
 ///
 /// Errors: [`CellError::NonGeneric`] when the lifting is not generic (redraw it),
@@ -1200,45 +1188,11 @@ pub fn mixed_cells_in(
     };
     let mut relation_lps = 0;
     if let Some(hom) = &hom {
-        // Split the traversal: expand breadth-first until there are enough states.
-        let mut jobs = vec![TropJob::State(hom.root())];
-        while jobs.len() < target && jobs.iter().any(|j| matches!(j, TropJob::State(_))) {
-            let mut next = Vec::with_capacity(2 * jobs.len());
-            for j in jobs {
-                match j {
-                    TropJob::State(st) => {
-                        ctx.steps.fetch_add(1, Ordering::Relaxed);
-                        match hom.step(&st).map_err(overflow)? {
-                            tropical::Step::Next(v) => {
-                                next.extend(v.into_iter().map(TropJob::State))
-                            }
-                            tropical::Step::Cell(c) => next.push(TropJob::Cell(c)),
-                        }
-                    }
-                    cell => next.push(cell),
-                }
-            }
-            jobs = next;
-        }
-        let run_job = |j: usize, emit: &mut dyn FnMut(MixedCell) -> ControlFlow<()>| {
-            let mut lp = Lp::new(n);
-            ctx.tropical_dfs(hom, &jobs[j], &mut lp, emit, &stop)
-        };
-        if threads <= 1 {
-            for j in 0..jobs.len() {
-                let mut emit = |c: MixedCell| deliver(c, &mut stats);
-                if run_job(j, &mut emit)?.is_break() {
-                    break;
-                }
-            }
-        } else {
-            let run = |j: usize, emit: &mut dyn FnMut(MixedCell) -> ControlFlow<()>| {
-                run_job(j, emit).map(|_| ())
-            };
-            run_ordered(jobs.len(), threads, &stop, &run, &mut |c| {
-                deliver(c, &mut stats)
-            })?;
-        }
+        // one traversal from the root, split between the threads by work donation
+        let steps = TropicalSteps { ctx: &ctx, hom };
+        ordered_dfs(hom.root(), threads, 4 * threads, &stop, &steps, &mut |c| {
+            deliver(c, &mut stats)
+        })?;
     } else {
         relation_lps = pool.install(|| relation_table(&mut ctx))?;
         let ctx = &ctx;

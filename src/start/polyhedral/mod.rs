@@ -16,6 +16,7 @@ pub mod lifting;
 pub mod lp;
 pub mod mixed_cells;
 pub mod modular;
+mod ordered_dfs;
 pub mod start;
 mod tableau;
 mod tropical;
