@@ -15,10 +15,6 @@ pub const NOISE_FACTOR: f64 = 8.0;
 /// rounding level of the linear solve.
 pub const STAGNATION_TOL: f64 = 1e-6;
 
-/// Accepted steps shorter than this fraction of the distance left (and below `h_min`) stop
-/// the path: it would need more than 10⁴ of them.
-pub const CRAWL: f64 = 1e-4;
-
 /// A log-mode path switches to projective coordinates once `max_j Re z_j − min_j Re z_j`
 /// (with `z_n = 0`) is at most this: the coordinates then differ by at most e^30 ≈ 1e13.
 pub const LOG_SWITCH_SPREAD: f64 = 30.0;
@@ -685,15 +681,6 @@ impl PathState {
                         return Some(self.finish(TrackCode::StoppedInEndgame(format!(
                             "diverging (valuation {v:.3})"
                         ))));
-                    }
-                    let s = self.target(opts) - self.tau;
-                    if self.h < opts.h_min * self.tau.abs().max(1.0) && self.h < CRAWL * s {
-                        // Accepted steps below the floor and far too short for what is left:
-                        // the corrector's first step is at its rounding level, so the step
-                        // control cannot tell the predictor's error (chandra-12: 20,000 steps
-                        // of 5e-19 at s = 6e-14 before this rule). Steps of s/10 below the
-                        // floor near t = 1 are progress and go on.
-                        return self.stop(opts, "step size underflow (accepted steps)".into());
                     }
                     if self.accepted + self.rejected >= opts.max_steps {
                         return self.stop(opts, "too many steps".into());
