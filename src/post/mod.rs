@@ -20,7 +20,7 @@ pub const INFINITY_TOL: f64 = 1e-8;
 /// A point refined in double-double is finite when `|y_n| / ‖y‖` is at least this (norm
 /// below 1e16).
 pub const DD_INFINITY_TOL: f64 = 1e-16;
-/// See [`Refiner::refine_dd`].
+/// See [`Refiner::finish_dd`].
 pub const DD_YN_FACTOR: f64 = 10.0;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
@@ -215,37 +215,35 @@ impl<'a> Refiner<'a> {
         }
     }
 
-    /// Newton in double-double from `y` ([`dd_newton`]): its result when it converged
-    /// quadratically to a finite point whose homogenizing coordinate is within a factor
-    /// [`DD_YN_FACTOR`] of the start's (a path stopped at |y_n| ≈ 5e-8 ends at 4.6e-8 on
-    /// chandra-11; Newton wandering from a point near infinity to an unrelated finite
-    /// solution changes |y_n| by orders of magnitude).
-    fn refine_dd(&self, y: &[C64]) -> Option<dd_newton::DdNewton> {
-        let dd = self.dd.as_ref()?;
-        let r = dd.newton(y);
+    /// Newton in double-double from `y` ([`dd_newton`]). When it converged quadratically to a
+    /// root (small affine residual) whose homogenizing coordinate is finite and within a
+    /// factor [`DD_YN_FACTOR`] of the start's (a path stopped at |y_n| ≈ 5e-8 ends at 4.6e-8
+    /// on chandra-11; Newton wandering from a point near infinity to an unrelated finite
+    /// solution changes |y_n| by orders of magnitude), makes `ep` that nonsingular solution
+    /// and returns its homogeneous coordinates.
+    fn finish_dd(&self, ep: &mut Endpoint, y: &[C64]) -> Option<Vec<C64>> {
+        let r = self.dd.as_ref()?.newton(y);
         let yn =
             |v: &[C64]| v[v.len() - 1].norm() / v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         let (a, b) = (yn(y), yn(&r.y));
         let near = b >= DD_INFINITY_TOL && b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b;
+        if !(r.converged() && near) {
+            return None;
+        }
+        let x = r.x?;
         // A genuine root: Newton's corrections shrink quadratically towards it AND its affine
         // residual is small (on cyclic-10, Newton from points near infinity met the first test
         // at norms 1e11–1e14 with relative residuals 0.5: not roots).
-        let root =
-            r.x.as_ref()
-                .is_some_and(|x| self.system.relative_residual(x) < RESIDUAL_TOL);
-        (r.converged() && root && near).then_some(r)
-    }
-
-    /// Makes `ep` the nonsingular solution that [`Self::refine_dd`] found; returns its
-    /// homogeneous coordinates.
-    fn accept_dd(&self, ep: &mut Endpoint, r: dd_newton::DdNewton) -> Vec<C64> {
-        let x = r.x.expect("refine_dd returns finite points");
-        ep.residual = self.system.relative_residual(&x);
+        let residual = self.system.relative_residual(&x);
+        if residual >= RESIDUAL_TOL {
+            return None;
+        }
+        ep.residual = residual;
         ep.coordinates = Some(x);
         ep.condition = self.condition(&r.y);
         ep.refined_dd = true;
         ep.status = Status::Nonsingular;
-        r.y
+        Some(r.y)
     }
 
     /// Affine coordinates of a homogeneous point and their relative residual.
@@ -295,10 +293,10 @@ impl<'a> Refiner<'a> {
                 let dd = if well_conditioned {
                     None
                 } else {
-                    self.refine_dd(&tracked)
+                    self.finish_dd(&mut ep, &tracked)
                 };
-                if let Some(r) = dd {
-                    y = self.accept_dd(&mut ep, r);
+                if let Some(refined) = dd {
+                    y = refined;
                 } else if rel < INFINITY_TOL {
                     ep.status = Status::AtInfinity;
                 } else {
@@ -343,8 +341,8 @@ impl<'a> Refiner<'a> {
                 // s ≈ 1e-14, where |y_n| is still shrinking and the valuation looks
                 // positive; from there Newton converges (see [`dd_newton`]). A path whose
                 // Newton lands on another path's solution is re-tracked as a duplicate.
-                if let Some(r) = self.refine_dd(&y) {
-                    y = self.accept_dd(&mut ep, r);
+                if let Some(refined) = self.finish_dd(&mut ep, &y) {
+                    y = refined;
                 } else {
                     ep.status = match v {
                         Some(v) if v > VALUATION_TOL => Status::AtInfinity,
@@ -389,9 +387,9 @@ impl<'a> Refiner<'a> {
                         ep.coordinates = Some(x);
                         ep.residual = residual;
                         ep.status = Status::Nonsingular;
-                    } else if let Some(r) = self.refine_dd(&estimate) {
+                    } else if let Some(refined) = self.finish_dd(&mut ep, &estimate) {
                         // Ill-conditioned (chandra-12: κ ≈ 2e15, |y_n| = 3.6e-8).
-                        y = self.accept_dd(&mut ep, r);
+                        y = refined;
                     } else {
                         y = estimate;
                     }
