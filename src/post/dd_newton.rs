@@ -70,11 +70,6 @@ impl DdNewton {
             .windows(2)
             .any(|w| w[1] <= DD_CONVERGED && w[1] <= DD_QUADRATIC_RATIO * w[0])
     }
-
-    /// The first correction: how far the start point was.
-    pub fn first(&self) -> f64 {
-        self.steps.first().copied().unwrap_or(f64::INFINITY)
-    }
 }
 
 impl DdTarget {

@@ -209,16 +209,22 @@ struct Record {
     refined_dd: bool,
 }
 
+/// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
+/// among endpoints of `status` (base `tol`).
+fn clustering_tolerance(refined_dd: bool, condition: f64, tol: f64, status: Status) -> f64 {
+    if status == Status::Nonsingular && refined_dd {
+        tol // accurate whatever its condition number
+    } else if status == Status::Nonsingular && condition.is_finite() {
+        (DEDUP_COND_FACTOR * condition * f64::EPSILON).clamp(tol, DEDUP_TOL_MAX)
+    } else {
+        tol
+    }
+}
+
 impl Record {
     /// Clustering tolerance of this record among records of `status` (base `tol`).
     fn tolerance(&self, tol: f64, status: Status) -> f64 {
-        if status == Status::Nonsingular && self.refined_dd {
-            tol // accurate whatever its condition number
-        } else if status == Status::Nonsingular && self.condition.is_finite() {
-            (DEDUP_COND_FACTOR * self.condition * f64::EPSILON).clamp(tol, DEDUP_TOL_MAX)
-        } else {
-            tol
-        }
+        clustering_tolerance(self.refined_dd, self.condition, tol, status)
     }
 }
 
@@ -309,17 +315,8 @@ impl Tally {
                     return false;
                 }
                 let x = e.coordinates.as_ref().expect("nonsingular endpoint");
-                let mine = Record {
-                    path: e.path,
-                    status: e.status,
-                    coords: None,
-                    winding: None,
-                    residual: e.residual,
-                    condition: e.condition,
-                    rank: None,
-                    refined_dd: e.refined_dd,
-                }
-                .tolerance(DEDUP_TOL, Status::Nonsingular);
+                let mine =
+                    clustering_tolerance(e.refined_dd, e.condition, DEDUP_TOL, Status::Nonsingular);
                 !self.records.iter().any(|r| {
                     r.path != e.path
                         && r.status.is_finite()
