@@ -199,12 +199,15 @@ fn recovery_restores_the_count_after_forced_path_jumping() {
 #[test]
 fn solutions_of_huge_norm_are_finite_and_accurate() {
     let sys = system("variables: [x, y]\nequations:\n  - \"x - 1e10*y\"\n  - \"y^2 - 1\"\n");
-    for start in [StartKind::TotalDegree, StartKind::Polyhedral] {
-        let (s, ends) = run(&sys, start, 5);
+    for (start, seed) in [StartKind::TotalDegree, StartKind::Polyhedral]
+        .into_iter()
+        .flat_map(|s| (1..=10).map(move |seed| (s, seed)))
+    {
+        let (s, ends) = run(&sys, start, seed);
         assert_eq!(
             (s.nonsingular, s.at_infinity, s.failed),
             (2, 0, 0),
-            "{start:?}"
+            "{start:?} seed {seed}"
         );
         for e in &ends {
             let x = e.coordinates.as_ref().expect("finite");

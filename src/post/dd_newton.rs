@@ -36,14 +36,21 @@ pub const DD_MAX_ITERS: usize = 24;
 pub const DD_MAX_STEP: f64 = 10.0;
 
 /// Nothing more to gain: after 16 corrections still above 1e-8 (a chandra-12 path stopped
-/// at |y_n| = 1.5e-6 needed 13 to reach its solution), or a correction below 1e-6
-/// that did not shrink by half (the linear rate of a singular root, or the rounding level
-/// reached).
+/// at |y_n| = 1.5e-6 needed 13 to reach its solution), or two corrections in a row below
+/// 1e-14 that did not shrink by a third (the rounding level reached). Larger corrections
+/// may stall for a while where the start is off in a tiny coordinate: the solutions
+/// `(±1e10, ±1)` of `x − 1e10·y, y² − 1`, reached with `y_n` 3–9× too large and rotated
+/// (‖y‖ = 1), take corrections like 4.7e-10, 2.4e-10, 1.3e-10, 1.0e-10, 3.3e-10, … (Newton
+/// for a square root from afar) before converging quadratically. A double root, whose rate stays 1/2, runs to [`DD_MAX_ITERS`]
+/// and is never "converged".
 fn stalled(steps: &[f64]) -> bool {
     let k = steps.len();
-    (k >= 16 && steps[k - 1] > 1e-8)
-        || (k >= 2 && steps[k - 1] < 1e-6 && steps[k - 1] > 0.5 * steps[k - 2])
+    let flat = |i: usize| steps[i] < 1e-14 && steps[i] > STALL_RATIO * steps[i - 1];
+    (k >= 16 && steps[k - 1] > 1e-8) || (k >= 3 && flat(k - 1) && flat(k - 2))
 }
+
+/// See [`stalled`].
+const STALL_RATIO: f64 = 2.0 / 3.0;
 
 /// The homogenized target system with double-double coefficients.
 pub struct DdTarget {

@@ -255,12 +255,14 @@ impl PathState {
         }
     }
 
-    /// Target of the next step: the next loop vertex, the next Cauchy round's radius, or
-    /// the end.
+    /// Target of the next step: the next loop vertex, the next Cauchy round's radius, the
+    /// start of the endgame zone (so that no step jumps over it: the endgame's samples and
+    /// valuations are taken inside), or the end.
     fn target(&self, opts: &TrackerOptions) -> f64 {
         match &self.cauchy {
             Some(_) if self.looping => self.tau.floor() + 1.0,
             Some(c) => c.next_round_tau(),
+            None if self.tau < opts.endgame_tau => opts.endgame_tau,
             None => opts.tau_end,
         }
     }

@@ -39,7 +39,10 @@ pub const LIFT_SCALE: f64 = super::lifting::LIFT_RANGE as f64;
 pub const DELTA: f64 = 1.0;
 /// `τ₀ = −START_LOG_ACCURACY / gap`.
 pub const START_LOG_ACCURACY: f64 = 30.0;
-/// Origin lift of the stable lifting (the mixed-cell code doubles it while too small).
+/// Origin lift of the stable lifting (multiplied by 16 while the exact check finds it too
+/// small). The added constants turn on at `τ ≈ −1/4096`, where paths take small steps; 2^24
+/// (τ ≈ −1/16, inside the endgame zone) saved a quarter of katsura-10's steps but gave
+/// katsura-8 false winding numbers 2 at a close pair of roots for 4 seeds of 8.
 pub const STABLE_BIG: i64 = 1 << 32;
 
 /// One column of the homotopy: equation, support point (index in the equation's group),
@@ -113,6 +116,12 @@ impl Polyhedral {
         let base = Supports::from_system(system)?;
         let supports = if torus { base } else { base.with_origin() };
         let seed: u64 = rng.random();
+        // The stable lifting (origins lifted by `big`) even when every support has its
+        // constant term. A plain lifting would do there (the mixed volume then bounds the
+        // roots in C^n, Li–Wang 1996) and spares the paths the crawl through τ ≈ −1/4096
+        // where the big-lifted constants turn on (noon-7: 386k → 214k steps, chandra-10:
+        // 222k → 110k), but its other paths left 2 of chandra-10 seed 2's huge-norm
+        // solutions outside Newton's basin (issue #5's open problem): not yet.
         let (lifting, stats) = generic_lifting(&supports, !torus, seed, threads)?;
         let r: Vec<Vec<C64>> = (0..n)
             .map(|e| {
