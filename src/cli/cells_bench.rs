@@ -37,9 +37,13 @@ fn is_executable(p: &Path) -> bool {
 /// gfan's input for the mixed volume of `sys`: `Q[x0,…]{f_0, …}` with every coefficient 1
 /// (the mixed volume depends on the supports only) and each support translated into the
 /// positive orthant (Laurent exponents; translation does not change the mixed volume).
+/// The variable names have equal length (`x00, …, x11` from 11 variables on): gfan 0.6.2
+/// reads `x10` as `x1` followed by `0` when `x1` is also a variable, and then reports a
+/// mixed volume of 0 (measured on cyclic-11 and -12).
 pub fn gfan_input(sys: &System) -> String {
     let n = sys.n();
-    let vars: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    let width = n.saturating_sub(1).to_string().len();
+    let vars: Vec<String> = (0..n).map(|i| format!("x{i:0width$}")).collect();
     let polys: Vec<String> = sys
         .equations
         .iter()
@@ -260,6 +264,11 @@ mod tests {
             gfan_input(&sys),
             "Q[x0,x1,x2]{x0+x1+x2,x0*x1+x0*x2+x1*x2,x0*x1*x2+1}\n"
         );
+        // equal-length names from 11 variables on (gfan misreads `x10` next to `x1`)
+        let s = gfan_input(&generate("cyclic", 11).unwrap());
+        assert!(s.starts_with("Q[x00,x01,"), "{s}");
+        assert!(s.contains("x00+x01+x02+"), "{s}");
+        assert!(!s.contains("x1+"), "{s}");
     }
 
     /// Without gfan and phc on the path the table is printed with notes, no error.
