@@ -180,11 +180,12 @@ pub fn bench_cells(
         None => println!("# phc not found on PATH: not run (phc -m is interactive anyway)"),
     }
     println!(
-        "{:<12} {:>14} {:>9} {:>11} {:>9} {:>9} {:>7} {:>9} {:>9} {:>6}",
+        "{:<12} {:>14} {:>9} {:>11} {:>5} {:>9} {:>9} {:>7} {:>9} {:>9} {:>6}",
         "system",
         "mixed_volume",
         "cells",
         "steps",
+        "ties",
         "wall_s",
         "cpu_s",
         "threads",
@@ -196,8 +197,8 @@ pub fn bench_cells(
     let mut rows = Vec::new();
     for sys in systems {
         let s = Supports::from_system(sys)?;
-        // wall and CPU over the whole call: a lifting found non-generic is redrawn and the
-        // enumeration restarted (`st.seconds` is the last attempt's alone)
+        // wall and CPU over the whole call (a lifting found non-generic by the tree search
+        // is redrawn and the enumeration restarted; the homotopy resolves ties: `ties`)
         let cpu0 = process_cpu_seconds();
         let start = Instant::now();
         let st = mixed_volume_of(&s, seed, threads)?;
@@ -220,11 +221,12 @@ pub fn bench_cells(
             Some(Err(m)) => ("error".to_string(), "-".to_string(), m.clone()),
         };
         println!(
-            "{:<12} {:>14} {:>9} {:>11} {:>9.3} {:>9} {:>7} {:>9} {:>9} {:>6}",
+            "{:<12} {:>14} {:>9} {:>11} {:>5} {:>9.3} {:>9} {:>7} {:>9} {:>9} {:>6}",
             sys.name,
             st.mixed_volume,
             st.cells,
             st.steps + st.lp_calls + st.relation_lps,
+            st.ties,
             seconds,
             fmt_opt(cpu_seconds),
             st.threads,

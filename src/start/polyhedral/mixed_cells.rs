@@ -808,22 +808,24 @@ struct TropicalSteps<'c, 'a> {
 }
 
 impl Expand<tropical::State, MixedCell, CellError> for TropicalSteps<'_, '_> {
-    /// The leaf's LP and the count of steps.
-    type Scratch = (Lp, u64);
-    fn scratch(&self) -> (Lp, u64) {
-        (Lp::new(self.ctx.n), 0)
+    /// The leaf's LP, the count of steps, the homotopy's buffers.
+    type Scratch = (Lp, u64, tropical::Scratch);
+    fn scratch(&self) -> Self::Scratch {
+        (Lp::new(self.ctx.n), 0, tropical::Scratch::default())
     }
     fn expand(
         &self,
-        (lp, steps): &mut (Lp, u64),
+        (lp, steps, scr): &mut Self::Scratch,
         st: tropical::State,
         children: &mut Vec<tropical::State>,
         emit: &mut dyn FnMut(MixedCell) -> ControlFlow<()>,
     ) -> Result<ControlFlow<()>, CellError> {
         *steps += 1;
-        match self.hom.step(&st).map_err(overflow)? {
-            tropical::Step::Next(v) => children.extend(v),
-            tropical::Step::Cell(tropical::TargetCell { pairs, num, den }) => {
+        let r = self.hom.step(&st, scr, children).map_err(overflow);
+        scr.recycle(st);
+        match r? {
+            None => {}
+            Some(tropical::TargetCell { pairs, num, den }) => {
                 let ctx = self.ctx;
                 // slot order: the groups in search order, two points each
                 let node = Node {
@@ -842,7 +844,7 @@ impl Expand<tropical::State, MixedCell, CellError> for TropicalSteps<'_, '_> {
         }
         Ok(ControlFlow::Continue(()))
     }
-    fn finish(&self, (_, steps): (Lp, u64)) {
+    fn finish(&self, (_, steps, _): Self::Scratch) {
         self.ctx.steps.fetch_add(steps, Ordering::Relaxed);
     }
 }
