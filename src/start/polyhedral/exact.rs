@@ -202,6 +202,10 @@ pub fn det<T: Ring>(m: &[Vec<i64>]) -> Result<T, Overflow> {
 /// `|det m|` exactly, `i128` first and on overflow modulo primes
 /// ([`super::modular::det_modular`]); `None` when the value does not fit in `u128`.
 pub fn abs_det(m: &[Vec<i64>]) -> Option<u128> {
+    // i64 first (checked: hardware division instead of i128's library call)
+    if let Ok(d) = det::<i64>(m) {
+        return Some(d.unsigned_abs() as u128);
+    }
     match det::<i128>(m) {
         Ok(d) => Some(d.unsigned_abs()),
         Err(Overflow) => super::modular::det_modular(m).abs().to_u128(),

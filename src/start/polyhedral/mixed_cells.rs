@@ -187,6 +187,19 @@ impl<'a> Ctx<'a> {
 
     /// `⟨num, a⟩ + den·ω(a)` for point `i` of group `g` (checked).
     fn height(&self, w: &Witness, g: usize, i: usize) -> Option<i128> {
+        // i64 when every term fits (checked), else i128
+        if let Ok(den) = i64::try_from(w.den) {
+            let fast = (|| {
+                let mut h = self.lift.values[g][i].checked_mul(den)?;
+                for (a, x) in self.s.groups[g][i].iter().zip(&w.num) {
+                    h = h.checked_add(a.checked_mul(i64::try_from(*x).ok()?)?)?;
+                }
+                Some(h as i128)
+            })();
+            if fast.is_some() {
+                return fast;
+            }
+        }
         let mut h = (self.lift.values[g][i] as i128).checked_mul(w.den)?;
         for (a, x) in self.s.groups[g][i].iter().zip(&w.num) {
             h = h.checked_add((*a as i128).checked_mul(*x)?)?;
@@ -851,6 +864,9 @@ impl Expand<tropical::State, MixedCell, CellError> for TropicalSteps<'_, '_> {
 
 /// Exact `det` on `i128`, `BigInt` when that overflows.
 fn det_i128(m: &[Vec<i64>]) -> Result<i128, CellError> {
+    if let Ok(d) = exact::det::<i64>(m) {
+        return Ok(d as i128);
+    }
     match exact::det::<i128>(m) {
         Ok(d) => Ok(d),
         Err(Overflow) => exact::det::<BigInt>(m)

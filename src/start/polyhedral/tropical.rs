@@ -113,11 +113,14 @@ struct Active {
     cx: Vec<i64>,
     lift64: Vec<i64>,
     tau64: Vec<i64>,
-    /// The coordinates as a dense column-major `f64` matrix, `dense[j * p4 + i]` (`p4`:
-    /// the number of points rounded up to a multiple of 4, zero padding), for the
-    /// vectorised slopes of [`Homotopy::scan_fast`].
-    dense: Vec<f64>,
+    /// The coordinates in blocks of four points, `dense[blk * n + j][l]` = coordinate `j`
+    /// of point `4·blk + l` (zero padding), for the vectorised slopes of
+    /// [`Homotopy::scan_fast`].
+    dense: Vec<[f64; 4]>,
     p4: usize,
+    /// More than two nonzero coordinates per point on average: the dense products pay
+    /// (else, e.g. the simplex points, the sparse ones are cheaper).
+    dense_pays: bool,
 }
 
 /// Buffers of a worker, reused by every step.
@@ -320,10 +323,11 @@ impl Homotopy {
         a.cj = a.coords.iter().map(|&(j, _)| j).collect();
         a.cx = a.coords.iter().map(|&(_, x)| x).collect();
         a.p4 = a.idx.len().div_ceil(4) * 4;
-        a.dense = vec![0.0; self.n * a.p4];
+        a.dense_pays = a.coords.len() > 2 * a.idx.len();
+        a.dense = vec![[0.0; 4]; self.n * a.p4 / 4];
         for i in 0..a.idx.len() {
             for &(j, x) in &a.coords[a.start[i]..a.start[i + 1]] {
-                a.dense[j as usize * a.p4 + i] = x as f64;
+                a.dense[i / 4 * self.n + j as usize][i % 4] = x as f64;
             }
         }
         a
@@ -518,6 +522,29 @@ impl Homotopy {
     fn dalpha(&self, st: &State) -> Vec<i128> {
         let n = self.n;
         let lv = st.level as usize;
+        if n <= FAST_N {
+            // i64 when max|M|·Σ|Ω| < 2^62
+            let mut om = [0i64; FAST_N];
+            let mut sum: u128 = 0;
+            let mut fits = true;
+            for (j, &[a, b]) in st.pairs.iter().enumerate() {
+                match i64::try_from(self.lift(j, b, lv) - self.lift(j, a, lv)) {
+                    Ok(w) => {
+                        om[j] = w;
+                        sum += w.unsigned_abs() as u128;
+                    }
+                    Err(_) => fits = false,
+                }
+            }
+            let mmax = st.m.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0) as u128;
+            if fits && mmax.saturating_mul(sum) < 1 << 62 {
+                return st
+                    .m
+                    .chunks_exact(n)
+                    .map(|row| -row.iter().zip(&om).map(|(&m, &o)| m * o).sum::<i64>() as i128)
+                    .collect();
+            }
+        }
         let om: Vec<i128> = st
             .pairs
             .iter()
@@ -600,15 +627,16 @@ impl Homotopy {
             let [a, b] = st.pairs[k];
             let (ia, ib) = (tab.pos[a as usize] as usize, tab.pos[b as usize] as usize);
             let ta = tab.tau64[ia];
+            let vectorised = vectorised && tab.dense_pays;
             if vectorised {
                 // four points at a time, the sum in registers, over the nonzero entries
                 let out = &mut scr.out;
                 out.clear();
                 out.resize(tab.p4, 0.0);
-                for (blk, o) in out.chunks_exact_mut(4).enumerate() {
+                for (o, block) in out.chunks_exact_mut(4).zip(tab.dense.chunks_exact(n)) {
                     let mut acc = [0.0f64; 4];
                     for &(j, c) in &nz[..nnz] {
-                        let x = &tab.dense[j * tab.p4 + 4 * blk..j * tab.p4 + 4 * blk + 4];
+                        let x = block[j];
                         for l in 0..4 {
                             acc[l] += x[l] * c;
                         }
@@ -627,8 +655,15 @@ impl Homotopy {
                 }
             };
             let ba = bdot(ia);
+            // outside the moving configuration (τ = 0) the slope is `−sg·t_lv·(bx − ba)`:
+            // the products in f64 (exact integers) tell its sign
+            let pre = vectorised && k != lv;
+            let (sgn, ba_f) = ((sg * t_lv) as f64, ba as f64 * (sg * t_lv) as f64);
             let mut pa: Option<i64> = None;
             for q in 0..tab.idx.len() {
+                if pre && out[q] * sgn <= ba_f {
+                    continue;
+                }
                 if q == ia || q == ib {
                     continue;
                 }
