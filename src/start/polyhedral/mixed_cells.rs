@@ -635,18 +635,38 @@ impl<'a> Ctx<'a> {
             };
         };
         let w = Witness { num, den };
+        // the normal in i64 when it fits (heights in checked i64 then, else i128)
+        let w64: Option<(Vec<i64>, i64)> = w
+            .num
+            .iter()
+            .map(|&x| i64::try_from(x).ok())
+            .collect::<Option<Vec<i64>>>()
+            .zip(i64::try_from(w.den).ok());
+        let height = |g: usize, q: usize| -> Option<i128> {
+            if let Some((num, den)) = &w64 {
+                let fast = (|| {
+                    let mut h = self.lift.values[g][q].checked_mul(*den)?;
+                    for (a, x) in self.s.groups[g][q].iter().zip(num) {
+                        h = h.checked_add(a.checked_mul(*x)?)?;
+                    }
+                    Some(h as i128)
+                })();
+                if fast.is_some() {
+                    return fast;
+                }
+            }
+            self.height(&w, g, q)
+        };
         let mut tie = None;
         let mut d = 0;
         while d < self.slots.len() {
             let (g, _) = self.slots[d];
             let k = self.s.equations[g].len();
             let pts = &node.chosen[d..d + k + 1];
-            let hb = self
-                .height(&w, g, pts[0])
+            let hb = height(g, pts[0])
                 .ok_or_else(|| CellError::Internal("inner normal height overflows i128".into()))?;
             for q in 0..self.s.groups[g].len() {
-                let h = self
-                    .height(&w, g, q)
+                let h = height(g, q)
                     .ok_or_else(|| CellError::Internal("height overflows i128".into()))?;
                 let on = pts.contains(&q);
                 if (on && h != hb) || h < hb {
@@ -864,7 +884,7 @@ impl Expand<tropical::State, MixedCell, CellError> for TropicalSteps<'_, '_> {
 
 /// Exact `det` on `i128`, `BigInt` when that overflows.
 fn det_i128(m: &[Vec<i64>]) -> Result<i128, CellError> {
-    if let Ok(d) = exact::det::<i64>(m) {
+    if let Some(d) = exact::det_i64(m) {
         return Ok(d as i128);
     }
     match exact::det::<i128>(m) {

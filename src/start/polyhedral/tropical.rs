@@ -37,6 +37,7 @@
 //! for heights and comparisons, `BigInt` when a product overflows). The cells found are
 //! re-checked exactly by the caller.
 
+use super::exact::inverse_odd;
 use super::lifting::{Lifting, Supports};
 use num_bigint::BigInt;
 use rand::{Rng, SeedableRng};
@@ -152,16 +153,6 @@ impl Scratch {
         p.clear();
         (m, p)
     }
-}
-
-/// The inverse of an odd `a` modulo `2^64` (Newton's iteration: 3, 6, …, 96 correct bits).
-fn inverse_odd(a: i64) -> i64 {
-    let a = a as u64;
-    let mut x = a;
-    for _ in 0..5 {
-        x = x.wrapping_mul(2u64.wrapping_sub(a.wrapping_mul(x)));
-    }
-    x as i64
 }
 
 impl Active {
