@@ -53,6 +53,8 @@ pub(super) struct State {
     pairs: Vec<[u32; 2]>,
     /// `M = D·V⁻¹`, row-major `n × n`.
     m: Vec<i64>,
+    /// `max |M_ij|` (for the `i64` bounds of a step).
+    mmax: u64,
 }
 
 /// A mixed cell found by the homotopy.
@@ -91,7 +93,7 @@ pub(super) struct Homotopy {
 
 /// Size of the stack buffers of the `i64` scan ([`Homotopy::scan_fast`]): it runs for up to
 /// this many variables (indices masked by `FAST_N − 1`, so no bounds checks).
-const FAST_N: usize = 64;
+const FAST_N: usize = 32;
 
 /// The first event of a step: configuration, point, value `v` and `−slope > 0`.
 type Event = (usize, u32, i128, i128);
@@ -122,6 +124,9 @@ struct Active {
     /// More than two nonzero coordinates per point on average: the dense products pay
     /// (else, e.g. the simplex points, the sparse ones are cheaper).
     dense_pays: bool,
+    /// The points are the unscaled simplex `w_0 = 0, w_i = e_{i−1}` in order (a
+    /// configuration after the moving one): `⟨w_i, c⟩ = c_{i−1}`.
+    unit: bool,
 }
 
 /// Buffers of a worker, reused by every step.
@@ -315,6 +320,8 @@ impl Homotopy {
         a.cx = a.coords.iter().map(|&(_, x)| x).collect();
         a.p4 = a.idx.len().div_ceil(4) * 4;
         a.dense_pays = a.coords.len() > 2 * a.idx.len();
+        a.unit = k > lv;
+        debug_assert!(!a.unit || a.idx.iter().enumerate().all(|(i, &x)| i == x as usize));
         a.dense = vec![[0.0; 4]; self.n * a.p4 / 4];
         for i in 0..a.idx.len() {
             for &(j, x) in &a.coords[a.start[i]..a.start[i + 1]] {
@@ -339,6 +346,7 @@ impl Homotopy {
             level: 0,
             d: d0,
             pairs: (0..n).map(|k| [k as u32, k as u32 + 1]).collect(),
+            mmax: max_abs(&m),
             m,
         }
     }
@@ -519,7 +527,13 @@ impl Homotopy {
             let mut sum: u128 = 0;
             let mut fits = true;
             for (j, &[a, b]) in st.pairs.iter().enumerate() {
-                match i64::try_from(self.lift(j, b, lv) - self.lift(j, a, lv)) {
+                let w = if self.liftmax[lv] < 1 << 62 {
+                    let t = &self.tab[lv][j];
+                    Ok(t.lift64[t.pos[b as usize] as usize] - t.lift64[t.pos[a as usize] as usize])
+                } else {
+                    i64::try_from(self.lift(j, b, lv) - self.lift(j, a, lv))
+                };
+                match w {
                     Ok(w) => {
                         om[j] = w;
                         sum += w.unsigned_abs() as u128;
@@ -527,8 +541,7 @@ impl Homotopy {
                     Err(_) => fits = false,
                 }
             }
-            let mmax = st.m.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0) as u128;
-            if fits && mmax.saturating_mul(sum) < 1 << 62 {
+            if fits && (st.mmax as u128).saturating_mul(sum) < 1 << 62 {
                 return st
                     .m
                     .chunks_exact(n)
@@ -636,9 +649,16 @@ impl Homotopy {
                 }
             }
             let out = &scr.out;
+            let unit = tab.unit && t_lv != 0;
             let bdot = |i: usize| -> i64 {
                 if t_lv == 0 {
                     0
+                } else if unit {
+                    if i == 0 {
+                        0
+                    } else {
+                        col[(i - 1) & (FAST_N - 1)]
+                    }
                 } else if vectorised {
                     out[i] as i64
                 } else {
@@ -647,12 +667,16 @@ impl Homotopy {
             };
             let ba = bdot(ia);
             // outside the moving configuration (τ = 0) the slope is `−sg·t_lv·(bx − ba)`:
-            // the products in f64 (exact integers) tell its sign
+            // the products (f64: exact integers) tell its sign
             let pre = vectorised && k != lv;
             let (sgn, ba_f) = ((sg * t_lv) as f64, ba as f64 * (sg * t_lv) as f64);
+            let (sgn_i, ba_i) = (sg * t_lv, ba * sg * t_lv);
             let mut pa: Option<i64> = None;
             for q in 0..tab.idx.len() {
                 if pre && out[q] * sgn <= ba_f {
+                    continue;
+                }
+                if unit && bdot(q) * sgn_i <= ba_i {
                     continue;
                 }
                 if q == ia || q == ib {
@@ -835,12 +859,13 @@ impl Homotopy {
                 level: st.level + 1,
                 d: st.d.checked_mul(dn).ok_or(Overflow)?,
                 pairs,
+                mmax: max_abs(&m),
                 m,
             });
             return Ok(None);
         };
         let [a, b] = st.pairs[k];
-        let mmax = st.m.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
+        let mmax = st.mmax;
         let mut lam = std::mem::take(&mut scr.lam);
         self.lambda_into(st, k, x, mmax, &mut lam);
         let lk = lam[k];
@@ -914,6 +939,7 @@ impl Homotopy {
                 level: st.level,
                 d: mk,
                 pairs,
+                mmax: max_abs(&m),
                 m,
             });
         }
@@ -937,6 +963,7 @@ impl Homotopy {
             level: st.level,
             d: i64::try_from(mk).map_err(|_| Overflow)?,
             pairs,
+            mmax: max_abs(&m),
             m,
         })
     }
@@ -952,6 +979,10 @@ fn div_exact(num: i128, d: i128) -> Result<i64, Overflow> {
         (Ok(a), Ok(b)) => Ok(a / b),
         _ => i64::try_from(num / d).map_err(|_| Overflow),
     }
+}
+
+fn max_abs(m: &[i64]) -> u64 {
+    m.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0)
 }
 
 fn gcd(mut a: i128, mut b: i128) -> i128 {
