@@ -34,8 +34,12 @@
 //!
 //! Every decision is exact integer arithmetic (`i64` for `M`, whose entries are minors of
 //! the point matrices and bounded by Hadamard's bound, checked before the start; `i128`
-//! for heights and comparisons, `BigInt` when a product overflows). The cells found are
-//! re-checked exactly by the caller.
+//! for heights and comparisons, `BigInt` when a product overflows). A step runs in `i64`
+//! (and `f64` products that are exact integers below `2^53`) when its bounds, checked per
+//! step, allow it ([`Homotopy::scan_fast`]), else in `i128` ([`Homotopy::scan_wide`]); both
+//! decide identically. The cells found are re-checked exactly by the caller, which also
+//! resolves exact ties of `ω` by the same perturbation when asked to
+//! (`mixed_cells_perturbed`).
 
 use super::exact::inverse_odd;
 use super::lifting::{Lifting, Supports};
