@@ -4,8 +4,8 @@
 mod common_families;
 use common_families::*;
 use pathtrack::start::polyhedral::{
-    mixed_cells, mixed_cells_in, mixed_volume_of, stable_mixed_volume_of, Lifting, MixedCell,
-    SearchMode, Supports,
+    mixed_cells, mixed_cells_in, mixed_cells_perturbed, mixed_volume_of, stable_mixed_volume_of,
+    Lifting, MixedCell, SearchMode, Supports,
 };
 use pathtrack::system::System;
 use rand::{Rng, SeedableRng};
@@ -322,6 +322,48 @@ fn float_exact_and_fallback_agree() {
 fn sorted_cells(mut v: Vec<MixedCell>) -> Vec<MixedCell> {
     v.sort_by(|a, b| a.pairs.cmp(&b.pairs));
     v
+}
+
+/// Liftings with huge values (up to 2^58: beyond the bounds of the homotopy's `i64` scan
+/// for almost every step, so its `i128` scan runs) give the same cells as the float tree
+/// search (every field, each passing the independent check) and the mixed volume.
+#[test]
+fn huge_liftings_take_the_wide_scan() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+    for (sys, want) in [
+        (cyclic(6), 156u128),
+        (eco(6), 16),
+        (noon(4), 73),
+        (chandra(5), 16),
+    ] {
+        let s = Supports::from_system(&sys).unwrap();
+        let l = Lifting {
+            values: s
+                .groups
+                .iter()
+                .map(|g| g.iter().map(|_| rng.random_range(0..1i64 << 58)).collect())
+                .collect(),
+            coarse: None,
+        };
+        let run = |mode| {
+            let mut cells = Vec::new();
+            let st = mixed_cells_in(&s, &l, 2, mode, &mut |c| {
+                check_cell(&s, &l, &c);
+                cells.push(c);
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+            assert_eq!(st.mixed_volume, want, "{} {mode:?}", sys.name);
+            assert_eq!(st.steps > 0, mode == SearchMode::Tropical, "{}", sys.name);
+            sorted_cells(cells)
+        };
+        assert_eq!(
+            run(SearchMode::Tropical),
+            run(SearchMode::Float),
+            "{}",
+            sys.name
+        );
+    }
 }
 
 /// The tropical homotopy against the exact-LP search on many small random fully mixed
@@ -809,8 +851,9 @@ fn bench_table() {
     pathtrack::start::polyhedral::bench_cells(&systems, 1, threads).unwrap();
 }
 
-/// A non-generic lifting (all zeros: every point ties) is reported, never guessed, and the
-/// public wrappers redraw a generic one.
+/// A non-generic lifting (all zeros: every point ties) is reported by `mixed_cells`, never
+/// guessed (the counting wrappers resolve ties instead: see
+/// `ties_are_resolved_by_the_perturbation`), and the public wrappers give the right counts.
 #[test]
 fn non_generic_lifting_is_detected() {
     use pathtrack::start::polyhedral::CellError;
@@ -829,6 +872,110 @@ fn non_generic_lifting_is_detected() {
         pathtrack::start::polyhedral::stable_mixed_volume(&katsura(3), 3).unwrap(),
         8
     );
+}
+
+/// Liftings full of exact ties (all zero, values in {0, 1}, in {0, 1, 2, 3}): the strict
+/// stream reports them (reimer-4's zero lifting has one cell and no tie), the perturbed one (`ω + ε^rank`, what `mixed_volume_of` uses)
+/// resolves them exactly and its volumes sum to the mixed volume of a random lifting's
+/// strict stream; its cells are on lower faces of `ω` (other points may tie), have the
+/// right volume, are met once, and come in the same sequence on 1 and 3 threads. Also a
+/// stable lifting with a zero generic part (`ω = coarse`): the stable mixed volume.
+#[test]
+fn ties_are_resolved_by_the_perturbation() {
+    use pathtrack::start::polyhedral::CellError;
+    let check_weak = |s: &Supports, l: &Lifting, c: &MixedCell| {
+        let n = s.n;
+        let mut v = Vec::new();
+        for e in 0..n {
+            let g = s.group_of[e];
+            let pts = &s.groups[g];
+            let h = |q: usize| -> i128 {
+                l.values[g][q] as i128 * c.denominator
+                    + pts[q]
+                        .iter()
+                        .zip(&c.inner_normal)
+                        .map(|(&a, &x)| a as i128 * x)
+                        .sum::<i128>()
+            };
+            let [a0, a1] = c.pairs[e];
+            assert_eq!(h(a0), h(a1));
+            assert_eq!(h(a0), (0..pts.len()).map(h).min().unwrap());
+            v.push(
+                (0..n)
+                    .map(|j| (pts[a1][j] - pts[a0][j]) as f64)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let d = nalgebra::DMatrix::from_fn(n, n, |i, j| v[i][j])
+            .determinant()
+            .abs();
+        assert!((d - c.volume as f64).abs() < 1e-6 * d.max(1.0));
+    };
+    for sys in [
+        cyclic(5),
+        cyclic(6),
+        cyclic(7),
+        noon(5),
+        eco(7),
+        katsura(5),
+        chandra(6),
+        reimer(4),
+    ] {
+        let s = Supports::from_system(&sys).unwrap();
+        let reference = mixed_cells(&s, &Lifting::random(&s, 5), 1, &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap()
+        .mixed_volume;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+        for top in [0i64, 1, 3] {
+            let l = Lifting {
+                values: s
+                    .groups
+                    .iter()
+                    .map(|g| g.iter().map(|_| rng.random_range(0..=top)).collect())
+                    .collect(),
+                coarse: None,
+            };
+            // strict: an error, or (no tie met) the same volume
+            let strict = mixed_cells(&s, &l, 1, &mut |_| ControlFlow::Continue(()));
+            let tied = match &strict {
+                Err(CellError::NonGeneric(_)) => true,
+                Ok(st) if st.mixed_volume == reference => false,
+                r => panic!("{} top {top}: {r:?}", sys.name),
+            };
+            let mut runs = Vec::new();
+            for threads in [1, 3] {
+                let mut cells = Vec::new();
+                let st = mixed_cells_perturbed(&s, &l, threads, &mut |c| {
+                    check_weak(&s, &l, &c);
+                    cells.push(c);
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+                assert_eq!(st.mixed_volume, reference, "{} top {top}", sys.name);
+                assert_eq!(st.ties > 0, tied, "{} top {top}", sys.name);
+                assert_eq!(st.rejected_leaves, 0);
+                runs.push(cells);
+            }
+            assert_eq!(runs[0], runs[1], "{} top {top}: 1 vs 3 threads", sys.name);
+            let mut pairs: Vec<_> = runs[0].iter().map(|c| c.pairs.clone()).collect();
+            pairs.sort();
+            pairs.dedup();
+            assert_eq!(pairs.len(), runs[0].len(), "{}: a cell met twice", sys.name);
+        }
+    }
+    // stable lifting without a generic part: only the perturbation refines it
+    for (sys, want) in [(katsura(4), 16u128), (noon(4), 73), (cyclic(5), 70)] {
+        let s = Supports::from_system(&sys).unwrap().with_origin();
+        let mut l = Lifting::stable(&s, 1, 1);
+        for (vg, cg) in l.values.iter_mut().zip(l.coarse.as_ref().unwrap()) {
+            vg.clone_from(cg);
+        }
+        let st = mixed_cells_perturbed(&s, &l, 2, &mut |_| ControlFlow::Continue(())).unwrap();
+        assert_eq!(st.stable_volume, want, "{}", sys.name);
+        assert!(st.ties > 0, "{}", sys.name);
+    }
 }
 
 /// Bad input is an error naming the place, not a panic.

@@ -23,7 +23,9 @@ mod tropical;
 
 pub use binomial::{binomial_solutions, for_each_binomial_solution};
 pub use lifting::{Lifting, Supports};
-pub use mixed_cells::{mixed_cells, mixed_cells_in, CellStats, MixedCell, SearchMode};
+pub use mixed_cells::{
+    mixed_cells, mixed_cells_in, mixed_cells_perturbed, CellStats, MixedCell, SearchMode,
+};
 
 use crate::system::System;
 use std::ops::ControlFlow;
@@ -58,13 +60,15 @@ impl From<CellError> for crate::Error {
 pub const MAX_REDRAWS: u64 = 16;
 
 /// Mixed volume in the torus: `Σ |det|` over the mixed cells of a random lifting
-/// (`seed`, redrawn with `seed + 1, …` when not generic), on `threads` threads
-/// (0: all cores).
+/// (`seed`), on `threads` threads (0: all cores). Exact ties of the lifting are resolved by
+/// the symbolic perturbation of [`mixed_cells_perturbed`] (fully mixed supports); the
+/// lifting is redrawn (`seed + 1, …`) only when the tree search (semi-mixed supports)
+/// meets one.
 pub fn mixed_volume_of(s: &Supports, seed: u64, threads: usize) -> Result<CellStats, CellError> {
     let mut last = None;
     for attempt in 0..MAX_REDRAWS {
         let lift = Lifting::random(s, seed.wrapping_add(attempt));
-        match mixed_cells(s, &lift, threads, &mut |_| ControlFlow::Continue(())) {
+        match mixed_cells_perturbed(s, &lift, threads, &mut |_| ControlFlow::Continue(())) {
             Err(CellError::NonGeneric(m)) => last = Some(m),
             r => return r,
         }
@@ -78,8 +82,8 @@ pub fn mixed_volume_of(s: &Supports, seed: u64, threads: usize) -> Result<CellSt
 /// Stable mixed volume (Huber–Sturmfels): the origin is added to every support, the
 /// origins are lifted by `big` (starting at 2^32, doubled while the exact refinement check
 /// fails) plus a random generic part, and the volumes of the cells whose coarse inner
-/// normal is `≥ 0` are summed. For generic coefficients this is the number of isolated
-/// solutions in `C^n`.
+/// normal is `≥ 0` are summed (ties resolved as in [`mixed_volume_of`]). For generic
+/// coefficients this is the number of isolated solutions in `C^n`.
 pub fn stable_mixed_volume_of(
     s: &Supports,
     seed: u64,
@@ -90,7 +94,7 @@ pub fn stable_mixed_volume_of(
     let mut last = None;
     for attempt in 0..MAX_REDRAWS {
         let lift = Lifting::stable(&s0, seed.wrapping_add(attempt), big);
-        match mixed_cells(&s0, &lift, threads, &mut |_| ControlFlow::Continue(())) {
+        match mixed_cells_perturbed(&s0, &lift, threads, &mut |_| ControlFlow::Continue(())) {
             Err(CellError::NonGeneric(m)) => last = Some(m),
             Err(CellError::LiftingTooSmall) if big < 1 << 60 => {
                 big <<= 4;

@@ -34,9 +34,14 @@
 //!
 //! Every decision is exact integer arithmetic (`i64` for `M`, whose entries are minors of
 //! the point matrices and bounded by Hadamard's bound, checked before the start; `i128`
-//! for heights and comparisons, `BigInt` when a product overflows). The cells found are
-//! re-checked exactly by the caller.
+//! for heights and comparisons, `BigInt` when a product overflows). A step runs in `i64`
+//! (and `f64` products that are exact integers below `2^53`) when its bounds, checked per
+//! step, allow it ([`Homotopy::scan_fast`]), else in `i128` ([`Homotopy::scan_wide`]); both
+//! decide identically. The cells found are re-checked exactly by the caller, which also
+//! resolves exact ties of `ω` by the same perturbation when asked to
+//! (`mixed_cells_perturbed`).
 
+use super::exact::inverse_odd;
 use super::lifting::{Lifting, Supports};
 use num_bigint::BigInt;
 use rand::{Rng, SeedableRng};
@@ -52,14 +57,8 @@ pub(super) struct State {
     pairs: Vec<[u32; 2]>,
     /// `M = D·V⁻¹`, row-major `n × n`.
     m: Vec<i64>,
-}
-
-/// What follows a state.
-pub(super) enum Step {
-    /// The next states in traversal order (none: the path ends).
-    Next(Vec<State>),
-    /// A mixed cell of the target.
-    Cell(TargetCell),
+    /// `max |M_ij|` (for the `i64` bounds of a step).
+    mmax: u64,
 }
 
 /// A mixed cell found by the homotopy.
@@ -92,7 +91,16 @@ pub(super) struct Homotopy {
     tab: Vec<Vec<Active>>,
     /// Largest `|x|₁` of an active point at each level.
     l1max: Vec<u64>,
+    /// Largest `|lift|` of an active point at each level (`u64::MAX`: beyond `i64`).
+    liftmax: Vec<u64>,
 }
+
+/// Size of the stack buffers of the `i64` scan ([`Homotopy::scan_fast`]): it runs for up to
+/// this many variables (indices masked by `FAST_N − 1`, so no bounds checks).
+const FAST_N: usize = 32;
+
+/// The first event of a step: configuration, point, value `v` and `−slope > 0`.
+type Event = (usize, u32, i128, i128);
 
 /// The active points of one configuration at one level, with their data at that level.
 #[derive(Default)]
@@ -105,6 +113,55 @@ struct Active {
     coords: Vec<(u32, i64)>,
     /// Position of each point index in this list (`u32::MAX`: inactive).
     pos: Vec<u32>,
+    /// The same coordinates split (`cj` the indices, `cx` the values), and `lift`, `tau`
+    /// in `i64` (`lift64` is 0 where the lift does not fit: `liftmax` says so), for the
+    /// `i64` scan.
+    cj: Vec<u32>,
+    cx: Vec<i64>,
+    lift64: Vec<i64>,
+    tau64: Vec<i64>,
+    /// The coordinates in blocks of four points, `dense[blk * n + j][l]` = coordinate `j`
+    /// of point `4·blk + l` (zero padding), for the vectorised slopes of
+    /// [`Homotopy::scan_fast`].
+    dense: Vec<[f64; 4]>,
+    p4: usize,
+    /// More than two nonzero coordinates per point on average: the dense products pay
+    /// (else, e.g. the simplex points, the sparse ones are cheaper).
+    dense_pays: bool,
+    /// The points are the unscaled simplex `w_0 = 0, w_i = e_{i−1}` in order (a
+    /// configuration after the moving one): `⟨w_i, c⟩ = c_{i−1}`.
+    unit: bool,
+}
+
+/// Buffers of a worker, reused by every step.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// `B(x)_lv` of the points of one configuration (the slopes' products).
+    out: Vec<f64>,
+    /// `Λ = D·λ` of the event, and the pivot's multipliers.
+    lam: Vec<i128>,
+    mv: Vec<i128>,
+    mv64: Vec<i64>,
+    /// Buffers of expanded states, for the states to come (no allocation per step).
+    free_m: Vec<Vec<i64>>,
+    free_pairs: Vec<Vec<[u32; 2]>>,
+}
+
+impl Scratch {
+    /// Keeps the buffers of an expanded state.
+    pub(super) fn recycle(&mut self, st: State) {
+        if self.free_m.len() < 64 {
+            self.free_m.push(st.m);
+            self.free_pairs.push(st.pairs);
+        }
+    }
+    fn buffers(&mut self) -> (Vec<i64>, Vec<[u32; 2]>) {
+        let mut m = self.free_m.pop().unwrap_or_default();
+        let mut p = self.free_pairs.pop().unwrap_or_default();
+        m.clear();
+        p.clear();
+        (m, p)
+    }
 }
 
 impl Active {
@@ -212,6 +269,7 @@ impl Homotopy {
             stride,
             tab: Vec::new(),
             l1max: Vec::new(),
+            liftmax: Vec::new(),
         };
         hom.tab = (0..n)
             .map(|lv| (0..n).map(|k| hom.active_points(k, lv)).collect())
@@ -223,6 +281,17 @@ impl Homotopy {
                 lv.iter()
                     .flat_map(|a| (0..a.idx.len()).map(move |i| a.coords(i)))
                     .map(|c| c.iter().map(|&(_, x)| x.unsigned_abs()).sum::<u64>())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        hom.liftmax = hom
+            .tab
+            .iter()
+            .map(|lv| {
+                lv.iter()
+                    .flat_map(|a| a.lift.iter())
+                    .map(|&w| u64::try_from(w.unsigned_abs()).unwrap_or(u64::MAX))
                     .max()
                     .unwrap_or(0)
             })
@@ -243,10 +312,25 @@ impl Homotopy {
             }
             a.pos[x as usize] = a.idx.len() as u32;
             a.idx.push(x);
-            a.lift.push(self.lift(k, x, lv));
+            let w = self.lift(k, x, lv);
+            a.lift.push(w);
+            a.lift64.push(i64::try_from(w).unwrap_or(0));
             a.tau.push(self.tau(k, x, lv));
+            a.tau64.push(self.tau(k, x, lv) as i64);
             self.for_coords(k, x, lv, |j, c| a.coords.push((j as u32, c)));
             a.start.push(a.coords.len());
+        }
+        a.cj = a.coords.iter().map(|&(j, _)| j).collect();
+        a.cx = a.coords.iter().map(|&(_, x)| x).collect();
+        a.p4 = a.idx.len().div_ceil(4) * 4;
+        a.dense_pays = a.coords.len() > 2 * a.idx.len();
+        a.unit = k > lv;
+        debug_assert!(!a.unit || a.idx.iter().enumerate().all(|(i, &x)| i == x as usize));
+        a.dense = vec![[0.0; 4]; self.n * a.p4 / 4];
+        for i in 0..a.idx.len() {
+            for &(j, x) in &a.coords[a.start[i]..a.start[i + 1]] {
+                a.dense[i / 4 * self.n + j as usize][i % 4] = x as f64;
+            }
         }
         a
     }
@@ -266,6 +350,7 @@ impl Homotopy {
             level: 0,
             d: d0,
             pairs: (0..n).map(|k| [k as u32, k as u32 + 1]).collect(),
+            mmax: max_abs(&m),
             m,
         }
     }
@@ -318,6 +403,30 @@ impl Homotopy {
     /// `τ`: 1 on the moving simplex points.
     fn tau(&self, k: usize, idx: u32, lv: usize) -> i128 {
         (k == lv && self.is_simplex(idx)) as i128
+    }
+
+    /// `Λ = (x − a)·M = D·λ` for point `x` of configuration `k` (base `a` of its pair),
+    /// into `l`; `i64` sums when `2·|x|₁·max|M| < 2^62` (`mmax`: `max|M|`).
+    fn lambda_into(&self, st: &State, k: usize, x: u32, mmax: u64, l: &mut Vec<i128>) {
+        let n = self.n;
+        let lv = st.level as usize;
+        l.clear();
+        if (mmax as u128) * (self.l1max[lv] as u128) < 1 << 60 && n <= FAST_N {
+            let mut acc = [0i64; FAST_N];
+            self.for_coords(k, x, lv, |j, c| {
+                for (li, &mv) in acc.iter_mut().zip(&st.m[j * n..j * n + n]) {
+                    *li += c * mv;
+                }
+            });
+            self.for_coords(k, st.pairs[k][0], lv, |j, c| {
+                for (li, &mv) in acc.iter_mut().zip(&st.m[j * n..j * n + n]) {
+                    *li -= c * mv;
+                }
+            });
+            l.extend(acc[..n].iter().map(|&v| v as i128));
+            return;
+        }
+        l.extend(self.lambda(st, k, x));
     }
 
     /// `Λ = (x − a)·M = D·λ` for point `x` of configuration `k` (base `a` of its pair).
@@ -412,34 +521,221 @@ impl Homotopy {
         }
     }
 
-    /// One step of the traversal from `st`: the next cell(s) of the homotopy, a level
-    /// change, or a cell of the target.
-    pub(super) fn step(&self, st: &State) -> Result<Step, Overflow> {
+    /// `Dα = −M·Ω` of the cell `st` (`Ω_k = ω(b_k) − ω(a_k)`).
+    fn dalpha(&self, st: &State) -> Vec<i128> {
+        let n = self.n;
+        let lv = st.level as usize;
+        if n <= FAST_N {
+            // i64 when max|M|·Σ|Ω| < 2^62
+            let mut om = [0i64; FAST_N];
+            let mut sum: u128 = 0;
+            let mut fits = true;
+            for (j, &[a, b]) in st.pairs.iter().enumerate() {
+                let w = if self.liftmax[lv] < 1 << 62 {
+                    let t = &self.tab[lv][j];
+                    Ok(t.lift64[t.pos[b as usize] as usize] - t.lift64[t.pos[a as usize] as usize])
+                } else {
+                    i64::try_from(self.lift(j, b, lv) - self.lift(j, a, lv))
+                };
+                match w {
+                    Ok(w) => {
+                        om[j] = w;
+                        sum += w.unsigned_abs() as u128;
+                    }
+                    Err(_) => fits = false,
+                }
+            }
+            if fits && (st.mmax as u128).saturating_mul(sum) < 1 << 62 {
+                return st
+                    .m
+                    .chunks_exact(n)
+                    .map(|row| -row.iter().zip(&om).map(|(&m, &o)| m * o).sum::<i64>() as i128)
+                    .collect();
+            }
+        }
+        let om: Vec<i128> = st
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(j, &[a, b])| self.lift(j, b, lv) - self.lift(j, a, lv))
+            .collect();
+        (0..n)
+            .map(|r| {
+                -st.m[r * n..r * n + n]
+                    .iter()
+                    .zip(&om)
+                    .map(|(&mv, &o)| mv as i128 * o)
+                    .sum::<i128>()
+            })
+            .collect()
+    }
+
+    /// The first event of the step from `st` (`t_lv`: the slope of the moving pair's
+    /// `τ`) in `i64` arithmetic, when the step's bounds allow it: slopes `|d| + |x|₁·max|M_{·lv}|`
+    /// and values `|d|·max|lift| + |x|₁·max|Dα|` below `2^60`, `n ≤ FAST_N`. `None`: out of
+    /// range (then [`Homotopy::scan_wide`]). Decides exactly as `scan_wide` (the times
+    /// `v/s` compared by `i128` cross products, equal times by the perturbation).
+    fn scan_fast(
+        &self,
+        st: &State,
+        t_lv: i64,
+        dalpha: &mut Option<Vec<i128>>,
+        scr: &mut Scratch,
+    ) -> Option<Option<Event>> {
+        let n = self.n;
+        let lv = st.level as usize;
+        let d = st.d;
+        if n > FAST_N || d.unsigned_abs() >= 1 << 60 || self.liftmax[lv] >= 1 << 60 {
+            return None;
+        }
+        let sg = d.signum();
+        let l1 = self.l1max[lv] as u128;
+        let mut col = [0i64; FAST_N];
+        // the slopes' products `⟨x, M_{·lv}⟩` in f64 (exact: every partial sum is an
+        // integer below 2^53) on the dense matrices, else sparse in i64
+        let mut vectorised = false;
+        if t_lv != 0 {
+            for (r, c) in col[..n].iter_mut().enumerate() {
+                *c = st.m[r * n + lv];
+            }
+            let cmax = col[..n].iter().map(|x| x.unsigned_abs()).max().unwrap_or(0) as u128;
+            if cmax * l1 >= 1 << 60 {
+                return None;
+            }
+            vectorised = cmax * l1 < 1 << 53;
+        }
+        // the nonzero entries of the column (for the vectorised products)
+        let mut nz = [(0usize, 0.0f64); FAST_N];
+        let mut nnz = 0;
+        if vectorised {
+            for (j, &c) in col[..n].iter().enumerate() {
+                if c != 0 {
+                    nz[nnz] = (j, c as f64);
+                    nnz += 1;
+                }
+            }
+        }
+        let mut da = [0i64; FAST_N];
+        let mut have_da = false;
+        let mut best: Option<(usize, u32, i64, i64)> = None;
+        for k in 0..n {
+            if t_lv == 0 && k != lv {
+                // slopes vanish outside the moving configuration
+                continue;
+            }
+            let tab = &self.tab[lv][k];
+            let dot = |i: usize, v: &[i64; FAST_N]| -> i64 {
+                let (s, e) = (tab.start[i], tab.start[i + 1]);
+                tab.cj[s..e]
+                    .iter()
+                    .zip(&tab.cx[s..e])
+                    .map(|(&j, &x)| x * v[j as usize & (FAST_N - 1)])
+                    .sum()
+            };
+            let [a, b] = st.pairs[k];
+            let (ia, ib) = (tab.pos[a as usize] as usize, tab.pos[b as usize] as usize);
+            let ta = tab.tau64[ia];
+            let vectorised = vectorised && tab.dense_pays;
+            if vectorised {
+                // four points at a time, the sum in registers, over the nonzero entries
+                let out = &mut scr.out;
+                out.clear();
+                out.resize(tab.p4, 0.0);
+                for (o, block) in out.chunks_exact_mut(4).zip(tab.dense.chunks_exact(n)) {
+                    let mut acc = [0.0f64; 4];
+                    for &(j, c) in &nz[..nnz] {
+                        let x = block[j];
+                        for l in 0..4 {
+                            acc[l] += x[l] * c;
+                        }
+                    }
+                    o.copy_from_slice(&acc);
+                }
+            }
+            let out = &scr.out;
+            let unit = tab.unit && t_lv != 0;
+            let bdot = |i: usize| -> i64 {
+                if t_lv == 0 {
+                    0
+                } else if unit {
+                    if i == 0 {
+                        0
+                    } else {
+                        col[(i - 1) & (FAST_N - 1)]
+                    }
+                } else if vectorised {
+                    out[i] as i64
+                } else {
+                    dot(i, &col)
+                }
+            };
+            let ba = bdot(ia);
+            // outside the moving configuration (τ = 0) the slope is `−sg·t_lv·(bx − ba)`:
+            // the products (f64: exact integers) tell its sign
+            let pre = vectorised && k != lv;
+            let (sgn, ba_f) = ((sg * t_lv) as f64, ba as f64 * (sg * t_lv) as f64);
+            let (sgn_i, ba_i) = (sg * t_lv, ba * sg * t_lv);
+            let mut pa: Option<i64> = None;
+            for q in 0..tab.idx.len() {
+                if pre && out[q] * sgn <= ba_f {
+                    continue;
+                }
+                if unit && bdot(q) * sgn_i <= ba_i {
+                    continue;
+                }
+                if q == ia || q == ib {
+                    continue;
+                }
+                let bx = bdot(q);
+                let s = sg * (d * (tab.tau64[q] - ta) - t_lv * (bx - ba));
+                if s >= 0 {
+                    continue;
+                }
+                if !have_da {
+                    let v = dalpha.get_or_insert_with(|| self.dalpha(st));
+                    let vmax = v.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
+                    let bound = vmax
+                        .saturating_mul(l1)
+                        .saturating_add(d.unsigned_abs() as u128 * self.liftmax[lv] as u128);
+                    if bound >= 1 << 60 {
+                        return None;
+                    }
+                    for (o, &x) in da.iter_mut().zip(v.iter()) {
+                        *o = x as i64;
+                    }
+                    have_da = true;
+                }
+                let pa = *pa.get_or_insert_with(|| d * tab.lift64[ia] + dot(ia, &da));
+                let v = sg * (d * tab.lift64[q] + dot(q, &da) - pa);
+                let (ns, x) = (-s, tab.idx[q]);
+                let better = match best {
+                    None => true,
+                    Some((bk, bx_, bv, bs)) => {
+                        match (v as i128 * bs as i128).cmp(&(bv as i128 * ns as i128)) {
+                            Ordering::Less => true,
+                            Ordering::Greater => false,
+                            Ordering::Equal => self.earlier(
+                                st,
+                                (k, x, v as i128, ns as i128),
+                                (bk, bx_, bv as i128, bs as i128),
+                            ),
+                        }
+                    }
+                };
+                if better {
+                    best = Some((k, x, v, ns));
+                }
+            }
+        }
+        Some(best.map(|(k, x, v, s)| (k, x, v as i128, s as i128)))
+    }
+
+    /// [`Homotopy::scan_fast`] in `i128` (`BigInt` for the comparison of close times).
+    fn scan_wide(&self, st: &State, t_lv: i128, dalpha: &mut Option<Vec<i128>>) -> Option<Event> {
         let n = self.n;
         let lv = st.level as usize;
         let d = st.d as i128;
         let sg = d.signum();
-        let [pa, pb] = st.pairs[lv];
-        let t_lv = self.tau(lv, pb, lv) - self.tau(lv, pa, lv);
-        // Dα = −M·Ω (computed once, when a value is needed)
-        let mut dalpha: Option<Vec<i128>> = None;
-        let dalpha_of = || -> Vec<i128> {
-            let om: Vec<i128> = st
-                .pairs
-                .iter()
-                .enumerate()
-                .map(|(j, &[a, b])| self.lift(j, b, lv) - self.lift(j, a, lv))
-                .collect();
-            (0..n)
-                .map(|r| {
-                    -st.m[r * n..r * n + n]
-                        .iter()
-                        .zip(&om)
-                        .map(|(&mv, &o)| mv as i128 * o)
-                        .sum::<i128>()
-                })
-                .collect()
-        };
         // column `lv` of M (coordinate `lv` of B(x) = x·M), in i64 when |x|₁·max|M| < 2^62
         let col: Vec<i64> = if t_lv != 0 {
             (0..n).map(|r| st.m[r * n + lv]).collect()
@@ -464,7 +760,6 @@ impl Homotopy {
         let mut best: Option<(usize, u32, i128, i128, f64)> = None;
         for k in 0..n {
             if t_lv == 0 && k != lv {
-                // slopes vanish outside the moving configuration
                 continue;
             }
             let tab = &self.tab[lv][k];
@@ -483,7 +778,7 @@ impl Homotopy {
                 if s >= 0 {
                     continue;
                 }
-                let da = dalpha.get_or_insert_with(dalpha_of);
+                let da = dalpha.get_or_insert_with(|| self.dalpha(st));
                 let pa_ = *phia.get_or_insert_with(|| d * tab.lift[ia] + dotv(tab.coords(ia), da));
                 let phx = d * tab.lift[q] + dotv(cq, da);
                 let v = sg * (phx - pa_);
@@ -504,10 +799,34 @@ impl Homotopy {
                 }
             }
         }
+        best.map(|(k, x, v, s, _)| (k, x, v, s))
+    }
+
+    /// One step of the traversal from `st`: the next cell(s) of the homotopy (pushed onto
+    /// `next` in traversal order; none: the path ends), a level change, or a cell of the
+    /// target (returned).
+    pub(super) fn step(
+        &self,
+        st: &State,
+        scr: &mut Scratch,
+        next: &mut Vec<State>,
+    ) -> Result<Option<TargetCell>, Overflow> {
+        let n = self.n;
+        let lv = st.level as usize;
+        let d = st.d as i128;
+        let sg = d.signum();
+        let [pa, pb] = st.pairs[lv];
+        let t_lv = self.tau(lv, pb, lv) - self.tau(lv, pa, lv);
+        // Dα = −M·Ω (computed once, when a value is needed)
+        let mut dalpha: Option<Vec<i128>> = None;
+        let best = match self.scan_fast(st, t_lv as i64, &mut dalpha, scr) {
+            Some(b) => b,
+            None => self.scan_wide(st, t_lv, &mut dalpha),
+        };
         let Some((k, x, ..)) = best else {
             // t = +∞: a cell of this level
             if self.is_simplex(pa) || self.is_simplex(pb) {
-                return Ok(Step::Next(Vec::new()));
+                return Ok(None);
             }
             if lv + 1 == n {
                 let mut pairs = vec![[0; 2]; n];
@@ -515,7 +834,7 @@ impl Homotopy {
                     let (a, b) = (a as usize - n - 1, b as usize - n - 1);
                     pairs[g] = [a.min(b), a.max(b)];
                 }
-                let mut num = dalpha.unwrap_or_else(dalpha_of);
+                let mut num = dalpha.unwrap_or_else(|| self.dalpha(st));
                 let mut den = d;
                 if den < 0 {
                     den = -den;
@@ -526,11 +845,13 @@ impl Homotopy {
                     num.iter_mut().for_each(|x| *x /= g);
                     den /= g;
                 }
-                return Ok(Step::Cell(TargetCell { pairs, num, den }));
+                return Ok(Some(TargetCell { pairs, num, den }));
             }
             // next level: configuration lv + 1 scaled by its degree
             let dn = self.deg[lv + 1];
-            let mut m = st.m.clone();
+            let (mut m, mut pairs) = scr.buffers();
+            m.extend_from_slice(&st.m);
+            pairs.extend_from_slice(&st.pairs);
             for r in 0..n {
                 for c in 0..n {
                     if c != lv + 1 {
@@ -538,82 +859,95 @@ impl Homotopy {
                     }
                 }
             }
-            return Ok(Step::Next(vec![State {
+            next.push(State {
                 level: st.level + 1,
                 d: st.d.checked_mul(dn).ok_or(Overflow)?,
-                pairs: st.pairs.clone(),
+                pairs,
+                mmax: max_abs(&m),
                 m,
-            }]));
+            });
+            return Ok(None);
         };
         let [a, b] = st.pairs[k];
-        let lam = self.lambda(st, k, x);
+        let mmax = st.mmax;
+        let mut lam = std::mem::take(&mut scr.lam);
+        self.lambda_into(st, k, x, mmax, &mut lam);
         let lk = lam[k];
         // {a, x}: det Dλ_k, alive above iff λ_k > 0; {x, b}: det D − Dλ_k, iff λ_k < 1
         let up_ax = sg * lk > 0;
         let up_xb = sg * (d - lk) > 0;
-        let pivot_ax = |lam: &[i128]| self.pivot(st, k, lam, [a, x]);
-        let pivot_xb = |lam: &[i128]| {
-            let mut mv: Vec<i128> = lam.iter().map(|&l| -l).collect();
-            mv[k] += d;
-            self.pivot(st, k, &mv, [x, b])
-        };
-        let next = match (up_ax, up_xb) {
-            (true, true) => vec![pivot_ax(&lam)?, pivot_xb(&lam)?],
-            // {x, b} singular: continue; else it lives below and the two merge into {a, x}
-            (true, false) => {
-                if lk == d || a < x {
-                    vec![pivot_ax(&lam)?]
-                } else {
-                    Vec::new()
-                }
+        // {x, b} singular: continue; else it lives below and the two merge into {a, x}
+        let go_ax = up_ax && (up_xb || lk == d || a < x);
+        let go_xb = up_xb && (up_ax || lk == 0 || b < x);
+        debug_assert!(up_ax || up_xb, "λ ≤ 0 and λ ≥ 1");
+        let r = (|| {
+            if go_ax {
+                let st2 = self.pivot(st, k, &lam, [a, x], mmax, scr)?;
+                next.push(st2);
             }
-            (false, true) => {
-                if lk == 0 || b < x {
-                    vec![pivot_xb(&lam)?]
-                } else {
-                    Vec::new()
-                }
+            if go_xb {
+                let mut mv = std::mem::take(&mut scr.mv);
+                mv.clear();
+                mv.extend(lam.iter().map(|&l| -l));
+                mv[k] += d;
+                let st2 = self.pivot(st, k, &mv, [x, b], mmax, scr);
+                scr.mv = mv;
+                next.push(st2?);
             }
-            (false, false) => unreachable!("λ ≤ 0 and λ ≥ 1"),
-        };
-        Ok(Step::Next(next))
+            Ok(None)
+        })();
+        scr.lam = lam;
+        r
     }
 
-    /// The cell with row `k` of `V` replaced by `mv·V/D`, pair `pair`.
-    fn pivot(&self, st: &State, k: usize, mv: &[i128], pair: [u32; 2]) -> Result<State, Overflow> {
+    /// The cell with row `k` of `V` replaced by `mv·V/D`, pair `pair` (`mmax = max|M|`).
+    fn pivot(
+        &self,
+        st: &State,
+        k: usize,
+        mv: &[i128],
+        pair: [u32; 2],
+        mmax: u64,
+        scr: &mut Scratch,
+    ) -> Result<State, Overflow> {
         let n = self.n;
         let d = st.d as i128;
         let mk = mv[k];
-        let mut m = st.m.clone();
+        let (mut m, mut pairs) = scr.buffers();
+        pairs.extend_from_slice(&st.pairs);
+        pairs[k] = pair;
         // i64 products when max|M|·(|m_k| + max|m_j|) < 2^63
-        let mmax = st.m.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0) as u128;
         let vmax = mv.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
-        if mmax.saturating_mul(2 * vmax) < 1 << 63 {
-            let (mk, d) = (mk as i64, st.d);
-            let mv: Vec<i64> = mv.iter().map(|&x| x as i64).collect();
-            for row in m.chunks_exact_mut(n) {
+        if (mmax as u128).saturating_mul(2 * vmax) < 1 << 63 {
+            // exact division by D = 2^z·u (u odd): shift by z, multiply by u⁻¹ mod 2^64
+            // (exact because the quotient is an integer that fits i64)
+            let tz = st.d.trailing_zeros();
+            let inv = inverse_odd(st.d >> tz);
+            let mk = mk as i64;
+            let mut mv64 = std::mem::take(&mut scr.mv64);
+            mv64.clear();
+            mv64.extend(mv.iter().map(|&x| x as i64));
+            for row in st.m.chunks_exact(n) {
                 let rk = row[k];
-                for (c, x) in row.iter_mut().enumerate() {
-                    if c != k {
-                        let num = mk * *x - mv[c] * rk;
-                        debug_assert_eq!(num % d, 0);
-                        *x = match d {
-                            1 => num,
-                            -1 => -num,
-                            _ => num / d,
-                        };
-                    }
-                }
+                let base = m.len();
+                m.extend(row.iter().zip(&mv64).map(|(&x, &v)| {
+                    let num = mk * x - v * rk;
+                    debug_assert_eq!(num % st.d, 0);
+                    (num >> tz).wrapping_mul(inv)
+                }));
+                // column k unchanged
+                m[base + k] = rk;
             }
-            let mut pairs = st.pairs.clone();
-            pairs[k] = pair;
+            scr.mv64 = mv64;
             return Ok(State {
                 level: st.level,
                 d: mk,
                 pairs,
+                mmax: max_abs(&m),
                 m,
             });
         }
+        m.extend_from_slice(&st.m);
         for r in 0..n {
             let row = &mut m[r * n..r * n + n];
             let rk = row[k] as i128;
@@ -629,12 +963,11 @@ impl Homotopy {
                 row[c] = div_exact(num, d)?;
             }
         }
-        let mut pairs = st.pairs.clone();
-        pairs[k] = pair;
         Ok(State {
             level: st.level,
             d: i64::try_from(mk).map_err(|_| Overflow)?,
             pairs,
+            mmax: max_abs(&m),
             m,
         })
     }
@@ -650,6 +983,10 @@ fn div_exact(num: i128, d: i128) -> Result<i64, Overflow> {
         (Ok(a), Ok(b)) => Ok(a / b),
         _ => i64::try_from(num / d).map_err(|_| Overflow),
     }
+}
+
+fn max_abs(m: &[i64]) -> u64 {
+    m.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0)
 }
 
 fn gcd(mut a: i128, mut b: i128) -> i128 {
