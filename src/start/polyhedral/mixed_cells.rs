@@ -185,21 +185,35 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// `⟨num, a⟩ + den·ω(a)` for point `i` of group `g` (checked).
+    /// `⟨num, a⟩ + den·ω(a)` for point `i` of group `g` (checked): in `i64` when `w`'s
+    /// entries and every term fit, else in `i128`.
     fn height(&self, w: &Witness, g: usize, i: usize) -> Option<i128> {
-        // i64 when every term fits (checked), else i128
-        if let Ok(den) = i64::try_from(w.den) {
-            let fast = (|| {
-                let mut h = self.lift.values[g][i].checked_mul(den)?;
-                for (a, x) in self.s.groups[g][i].iter().zip(&w.num) {
-                    h = h.checked_add(a.checked_mul(i64::try_from(*x).ok()?)?)?;
-                }
-                Some(h as i128)
-            })();
-            if fast.is_some() {
-                return fast;
-            }
+        i64::try_from(w.den)
+            .ok()
+            .and_then(|den| {
+                let num = w.num.iter().map(|&x| i64::try_from(x).ok());
+                self.height_i64(num, den, g, i)
+            })
+            .or_else(|| self.height_i128(w, g, i))
+    }
+
+    /// [`Self::height`] in checked `i64` (`None` also where an entry of `num` is).
+    fn height_i64(
+        &self,
+        num: impl Iterator<Item = Option<i64>>,
+        den: i64,
+        g: usize,
+        i: usize,
+    ) -> Option<i128> {
+        let mut h = self.lift.values[g][i].checked_mul(den)?;
+        for (a, x) in self.s.groups[g][i].iter().zip(num) {
+            h = h.checked_add(a.checked_mul(x?)?)?;
         }
+        Some(h as i128)
+    }
+
+    /// [`Self::height`] in checked `i128`.
+    fn height_i128(&self, w: &Witness, g: usize, i: usize) -> Option<i128> {
         let mut h = (self.lift.values[g][i] as i128).checked_mul(w.den)?;
         for (a, x) in self.s.groups[g][i].iter().zip(&w.num) {
             h = h.checked_add((*a as i128).checked_mul(*x)?)?;
@@ -643,19 +657,9 @@ impl<'a> Ctx<'a> {
             .collect::<Option<Vec<i64>>>()
             .zip(i64::try_from(w.den).ok());
         let height = |g: usize, q: usize| -> Option<i128> {
-            if let Some((num, den)) = &w64 {
-                let fast = (|| {
-                    let mut h = self.lift.values[g][q].checked_mul(*den)?;
-                    for (a, x) in self.s.groups[g][q].iter().zip(num) {
-                        h = h.checked_add(a.checked_mul(*x)?)?;
-                    }
-                    Some(h as i128)
-                })();
-                if fast.is_some() {
-                    return fast;
-                }
-            }
-            self.height(&w, g, q)
+            w64.as_ref()
+                .and_then(|(num, den)| self.height_i64(num.iter().map(|&x| Some(x)), *den, g, q))
+                .or_else(|| self.height_i128(&w, g, q))
         };
         let mut tie = None;
         let mut d = 0;
