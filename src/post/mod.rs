@@ -282,19 +282,21 @@ impl<'a> Refiner<'a> {
                 let cond = nw.cond;
                 ep.condition = cond;
                 let rel = y[nh - 1].norm();
-                let well_conditioned = rel >= INFINITY_TOL && cond < SINGULAR_COND && {
-                    let (_, residual) = self.affine(&y);
-                    nw.nonsingular(residual)
-                };
-                // Anything but a well-conditioned solution is refined in double-double: an
-                // ill-conditioned nonsingular solution (κ ≥ 1e12) to full accuracy, so that
-                // it is not merged with a neighbour 1e-7 away, and one of norm above
-                // 1/INFINITY_TOL, that double precision would put at infinity. So is one
-                // whose κ would make a cluster of it singular
-                // ([`crate::report::CLUSTER_SINGULAR_COND`]): proven quadratic convergence
-                // tells a nonsingular root that two paths jumped to (re-tracked) from a
-                // double root (chandra-8 seed 5: two paths at one κ = 8e7 root).
-                let dd = if well_conditioned && cond <= crate::report::CLUSTER_SINGULAR_COND {
+                // Well conditioned: κ at most CLUSTER_SINGULAR_COND (1e6), below which a
+                // cluster of several paths counts as path jumping anyway.
+                let well_conditioned =
+                    rel >= INFINITY_TOL && cond <= crate::report::CLUSTER_SINGULAR_COND && {
+                        let (_, residual) = self.affine(&y);
+                        nw.nonsingular(residual)
+                    };
+                // Anything else is refined in double-double: an ill-conditioned nonsingular
+                // solution (κ ≥ 1e12) to full accuracy, so that it is not merged with a
+                // neighbour 1e-7 away; one of norm above 1/INFINITY_TOL, that double
+                // precision would put at infinity; and one whose κ would make a cluster of it
+                // singular: proven quadratic convergence tells a nonsingular root that two
+                // paths jumped to (re-tracked) from a double root (chandra-8 seed 5: two
+                // paths at one κ = 8e7 root).
+                let dd = if well_conditioned {
                     None
                 } else {
                     self.finish_dd(&mut ep, &tracked)
@@ -397,11 +399,6 @@ impl<'a> Refiner<'a> {
                     } else {
                         y = estimate;
                     }
-                } else if let Some(refined) = self.finish_dd(&mut ep, &estimate) {
-                    // Winding number > 1 measured near a nonsingular root (katsura-8 seed 4:
-                    // c = 2 at a κ = 3e6 root whose estimate had residual 8e-5): Newton in
-                    // double-double converges quadratically only at a simple root.
-                    y = refined;
                 }
                 if ep.status != Status::Nonsingular {
                     let inf_tol = INFINITY_TOL.max(10.0 * ep.accuracy.unwrap_or(0.0));
