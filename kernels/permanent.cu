@@ -18,6 +18,7 @@
 //   PSMEM 1: columns staged in shared memory, 0: read through the L1 cache
 //   PCOMPLEX 0 real, 1 complex
 //   PMINB minimum resident blocks per SM asked of the register allocator (launch bounds)
+//   PUNIT 1: real, PS ≥ 1, column c_0 = −2 in every row and v0 holds midpoints (below)
 // Layouts (doubles): cols[b·PNP + i] = c_b,i (complex: then the imaginary parts at
 // PB·PNP + b·PNP + i); v0[i] (complex: imaginary at PNP + i); tab.d[(T−1)·PN + i] = D_T,i for
 // T = 1..W−1 (complex: imaginary at (W−1)·PN + (T−1)·PN + i).
@@ -78,7 +79,45 @@ __device__ __forceinline__ void acc_parts(const Acc& a, double& hi, double& lo) 
 // (−1)^|T|
 #define TSIGN(T) ((__popc(T) & 1) ? -1.0 : 1.0)
 
-#if !PCOMPLEX
+#if !PCOMPLEX && PUNIT
+// Unit-column form (PUNIT, needs PS ≥ 1): the host scaled the rows so that column c_0 is
+// −2 in every row, and u holds the midpoints m = v − 1 of the pairs (T, T+1), T even:
+// v_T = m_T + 1, v_(T+1) = m_T − 1 with m_T = u + D_T. Then
+//   (−1)^|T| (Π_i (m_i + 1) − Π_i (m_i − 1)),
+// and p·(m + 1) = fma(p, m, p), p·(m − 1) = fma(p, m, −p): one FMA per factor instead of an
+// addition and a multiplication, so a pair of codes costs 3n FP64 instructions, not 4n.
+__device__ __forceinline__ double block_sum(const double (&u)[PN], const Tab& tab) {
+    double p[PW / 2];
+#pragma unroll
+    for (int T = 0; T < PW; T += 2) {
+        double pa = 1.0, pb = 1.0, qa = 1.0, qb = 1.0;  // (+1) and (−1) products, two chains
+#pragma unroll
+        for (int i = 0; i < PN; i++) {
+            double x = T == 0 ? u[i] : u[i] + tab.d[(T - 1) * PN + i];
+            if (i == 0) {
+                pa = x + 1.0;
+                qa = x - 1.0;
+            } else if (i == 1) {
+                pb = x + 1.0;
+                qb = x - 1.0;
+            } else if (i & 1) {
+                pb = fma(pb, x, pb);
+                qb = fma(qb, x, -qb);
+            } else {
+                pa = fma(pa, x, pa);
+                qa = fma(qa, x, -qa);
+            }
+        }
+        p[T / 2] = PN > 1 ? fma(pa, pb, -(qa * qb)) : pa - qa;
+    }
+    double s = p[0];
+#pragma unroll
+    for (int T = 2; T < PW; T += 2) {
+        s += TSIGN(T) * p[T / 2];
+    }
+    return s;
+}
+#elif !PCOMPLEX
 // Σ_T (−1)^|T| Π_i (u_i + D_T,i) for one block (two interleaved partial products per code).
 __device__ __forceinline__ double block_sum(const double (&u)[PN], const Tab& tab) {
     double p[PW];

@@ -42,7 +42,9 @@ fn gpu() -> Option<Device> {
 }
 
 /// Option sets covering the launch shapes: automatic, one block of codes per thread
-/// (odd thread starts), single thread, small CUDA blocks, other register-block sizes.
+/// (odd thread starts), single thread, small CUDA blocks, other register-block sizes, and
+/// the automatic shape without the unit-column form (real matrices; the others use it when
+/// a column has no zero).
 fn option_sets(acc: Accumulation) -> Vec<GpuPermOptions> {
     let base = GpuPermOptions {
         accumulation: acc,
@@ -71,10 +73,16 @@ fn option_sets(acc: Accumulation) -> Vec<GpuPermOptions> {
             min_blocks: Some(1),
             ..base
         },
+        GpuPermOptions {
+            unit_column: false,
+            ..base
+        },
     ]
 }
 
-/// The documented bound |computed − perm| ≤ c·u·P for the GPU launch of order n.
+/// The documented bound |computed − perm| ≤ c·u·P for the GPU launch of order n; the
+/// unit-column form (real, W ≥ 2) adds 2n + 2: the divisions by the chosen column's
+/// entries (n per term of the expansion) and the n + 1 roundings of the scale product.
 fn bound(n: usize, p: f64, opts: &GpuPermOptions, complex: bool) -> f64 {
     let sh = shape(n, complex, opts).unwrap();
     let nf = n as f64;
@@ -88,6 +96,11 @@ fn bound(n: usize, p: f64, opts: &GpuPermOptions, complex: bool) -> f64 {
         (false, true) => nf * (k + 1.0) + comp,
         (true, false) => nf * k + 2.0 * s2 * nf + s2 * big_n,
         (true, true) => nf * k + 2.0 * s2 * nf + s2 * comp,
+    };
+    let c = if !complex && opts.unit_column && sh.s >= 1 {
+        c + 2.0 * nf + 2.0
+    } else {
+        c
     };
     1.01 * c * U * p
 }
@@ -125,6 +138,9 @@ fn exact_in_f64(a: &DMatrix<i64>) -> bool {
     p * 2f64.powi(n as i32 - 1) < 2f64.powi(53)
 }
 
+/// With the unit-column form these stay exact: the entries are 0, ±1, ±2, so dividing a
+/// row by its entry in the chosen column (±1 or ±2) is exact, and every value of the sum is
+/// a multiple of 1/Π d_i no larger than 2^(n−1)·P/Π d_i < 2^53/Π d_i.
 #[test]
 fn integer_matrices_are_exact() {
     let Some(dev) = gpu() else { return };
@@ -175,8 +191,21 @@ fn dense_small_integers_exact_and_complex_gaussian() {
         let a = int_matrix(&mut rng, n, lo, hi, 0.0);
         assert!(exact_in_f64(&a));
         let want = permanent_exact(&a, 1).unwrap().to_f64().unwrap();
-        let got = permanent_f64_cuda(&dev, &a.map(|x| x as f64), &Default::default()).unwrap();
+        let af = a.map(|x| x as f64);
+        let plain_sum = GpuPermOptions {
+            unit_column: false,
+            ..Default::default()
+        };
+        let got = permanent_f64_cuda(&dev, &af, &plain_sum).unwrap();
         assert_eq!(got, want, "n={n}");
+        // The unit-column form divides by entries like 3: within the bound, not exact.
+        let got = permanent_f64_cuda(&dev, &af, &Default::default()).unwrap();
+        let p = row_abs_product(&af, |x| x.abs());
+        let b = bound(n, p, &Default::default(), false);
+        assert!(
+            (got - want).abs() <= b,
+            "n={n} unit column: {got} vs {want}"
+        );
         // The same integers as a complex matrix (i·a): perm(i·A) = i^n·perm(A).
         let c = a.map(|x| Complex64::new(0.0, x as f64));
         let got = permanent_c64_cuda(&dev, &c, &Default::default()).unwrap();

@@ -85,12 +85,16 @@ pub enum BenchWhat {
         /// GPU: accumulations to time (plain, kahan, dd).
         #[arg(long, value_delimiter = ',', default_values_t = ["plain".to_string()])]
         acc: Vec<String>,
-        /// GPU: log2 of the codes per register block W.
-        #[arg(long, value_delimiter = ',', default_values_t = [1u32])]
+        /// GPU: log2 of the codes per register block W (the library's default for real
+        /// matrices with the unit-column form).
+        #[arg(long, value_delimiter = ',', default_values_t = [2u32])]
         block_log2: Vec<u32>,
         /// GPU: minimum resident blocks per SM asked of the register allocator.
         #[arg(long, value_delimiter = ',', default_values_t = [2u32])]
         min_blocks: Vec<u32>,
+        /// GPU: unit-column form on/off (`true,false` times both; docs/permanent.md).
+        #[arg(long, value_delimiter = ',', default_values_t = [true])]
+        unit_column: Vec<bool>,
         /// GPU: also time the CPU engine (all cores) up to this order.
         #[arg(long, default_value_t = 30)]
         cpu_max: usize,
@@ -205,6 +209,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             acc,
             block_log2,
             min_blocks,
+            unit_column,
             cpu_max,
             device,
         } => match backend.as_str() {
@@ -215,7 +220,13 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                     .map(|a| parse_accumulation(a))
                     .collect::<Result<Vec<_>>>()?;
                 crate::linalg::permanent::cuda::bench(
-                    *device, n, &accs, block_log2, min_blocks, *cpu_max,
+                    *device,
+                    n,
+                    &accs,
+                    block_log2,
+                    min_blocks,
+                    unit_column,
+                    *cpu_max,
                 )
                 .map(|_| 0)
             }

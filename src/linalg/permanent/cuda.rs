@@ -48,8 +48,9 @@ const SMEM_LIMIT: usize = 40 * 1024;
 pub struct GpuPermOptions {
     /// Per-thread accumulation of the block sums.
     pub accumulation: Accumulation,
-    /// log2 of the codes per register block W; `None`: 1 (W = 2; measured fastest on an
-    /// H100 for real n = 32..38, see docs/permanent.md).
+    /// log2 of the codes per register block W; `None`: 2 (W = 4) for real matrices with
+    /// the unit-column form, else 1 (the fastest measured on an H200 / H100 respectively,
+    /// docs/permanent.md).
     pub block_log2: Option<u32>,
     /// log2 of the number of GPU threads (chunks); `None`: automatic (a function of n).
     /// Capped so that every thread has at least one block.
@@ -61,6 +62,11 @@ pub struct GpuPermOptions {
     pub min_blocks: Option<u32>,
     /// Expand rows/columns with a single nonzero before the sum (default true).
     pub expand_single: bool,
+    /// Real matrices with W ≥ 2: scale the rows so that one column without zero entries
+    /// becomes all ones, and evaluate each pair of codes that differ in that column with
+    /// one FMA per factor ([`unit_column`]; default true). Falls back to the plain sum when
+    /// every column has a zero. Costs one rounding per entry (the division).
+    pub unit_column: bool,
 }
 
 impl Default for GpuPermOptions {
@@ -72,6 +78,7 @@ impl Default for GpuPermOptions {
             block_threads: MAX_BLOCK,
             min_blocks: None,
             expand_single: true,
+            unit_column: true,
         }
     }
 }
@@ -118,7 +125,7 @@ pub fn shape(n: usize, complex: bool, opts: &GpuPermOptions) -> Result<Shape> {
             s.min(bits)
         }
         None => {
-            let mut s = 1;
+            let mut s = if !complex && opts.unit_column { 2 } else { 1 };
             while s > 0 && ((1usize << s) - 1) * per_code > TAB {
                 s -= 1;
             }
@@ -198,6 +205,7 @@ struct Key {
     acc: u8,
     smem: bool,
     min_blocks: u32,
+    unit: bool,
 }
 
 fn cache() -> &'static Mutex<HashMap<Key, CudaFunction>> {
@@ -230,13 +238,14 @@ fn kernel(dev: &Device, key: Key) -> Result<CudaFunction> {
     let n = key.n;
     let defines = format!(
         "#define PN {n}\n#define PNP {}\n#define PS {}\n#define PTAB {TAB}\n#define PACC {}\n\
-         #define PSMEM {}\n#define PCOMPLEX {}\n#define PMINB {}\n",
+         #define PSMEM {}\n#define PCOMPLEX {}\n#define PMINB {}\n#define PUNIT {}\n",
         n.div_ceil(2) * 2,
         key.s,
         key.acc,
         key.smem as u8,
         key.complex as u8,
-        key.min_blocks
+        key.min_blocks,
+        key.unit as u8
     );
     let src = defines + SOURCE;
     let f = gpu::compile(dev, &src, "permanent.cu", &["glynn"])?
@@ -249,7 +258,7 @@ fn kernel(dev: &Device, key: Key) -> Result<CudaFunction> {
     Ok(f)
 }
 
-fn key_for(dev: &Device, sh: &Shape, complex: bool, opts: &GpuPermOptions) -> Key {
+fn key_for(dev: &Device, sh: &Shape, complex: bool, opts: &GpuPermOptions, unit: bool) -> Key {
     Key {
         ctx: dev.ctx.cu_ctx() as usize,
         n: sh.n,
@@ -258,6 +267,7 @@ fn key_for(dev: &Device, sh: &Shape, complex: bool, opts: &GpuPermOptions) -> Ke
         acc: acc_code(opts.accumulation),
         smem: col_bytes(sh.n, complex) <= SMEM_LIMIT,
         min_blocks: min_blocks(opts, complex),
+        unit,
     }
 }
 
@@ -267,10 +277,12 @@ fn min_blocks(opts: &GpuPermOptions, complex: bool) -> u32 {
 
 /// Compiles (and caches) the kernel that an order-n permanent with these options will use,
 /// so that a later call measures only the sum. `n` is the order after the sparse expansion
-/// (a dense matrix keeps its order).
+/// (a dense matrix keeps its order; the unit-column variant is the one a matrix with a
+/// zero-free column gets).
 pub fn warm_up(dev: &Device, n: usize, complex: bool, opts: &GpuPermOptions) -> Result<()> {
     let sh = shape(n, complex, opts)?;
-    kernel(dev, key_for(dev, &sh, complex, opts)).map(|_| ())
+    let unit = opts.unit_column && !complex && sh.s >= 1;
+    kernel(dev, key_for(dev, &sh, complex, opts, unit)).map(|_| ())
 }
 
 /// Runs the Gray-code sum on the device; returns S = Σ_g (−1)^|g| Π_i v_i(g) as (re, im).
@@ -281,10 +293,11 @@ fn gray_sum_device<T: Copy, A: Accumulator>(
     im: impl Fn(T) -> f64,
     complex: bool,
     opts: &GpuPermOptions,
+    unit: bool,
 ) -> Result<(f64, f64)> {
     let n = gs.n;
     let sh = shape(n, complex, opts)?;
-    let key = key_for(dev, &sh, complex, opts);
+    let key = key_for(dev, &sh, complex, opts, unit);
     let f = kernel(dev, key)?;
     let np = n.div_ceil(2) * 2;
     let bits = n - 1;
@@ -364,14 +377,89 @@ fn gray_sum<T: Copy>(
     im: impl Fn(T) -> f64,
     complex: bool,
     opts: &GpuPermOptions,
+    unit: bool,
 ) -> Result<(f64, f64)> {
     match opts.accumulation {
-        Accumulation::Plain => gray_sum_device::<T, Plain>(dev, gs, re, im, complex, opts),
-        Accumulation::Kahan => gray_sum_device::<T, Kahan>(dev, gs, re, im, complex, opts),
+        Accumulation::Plain => gray_sum_device::<T, Plain>(dev, gs, re, im, complex, opts, unit),
+        Accumulation::Kahan => gray_sum_device::<T, Kahan>(dev, gs, re, im, complex, opts, unit),
         Accumulation::DoubleDouble => {
-            gray_sum_device::<T, DoubleDouble>(dev, gs, re, im, complex, opts)
+            gray_sum_device::<T, DoubleDouble>(dev, gs, re, im, complex, opts, unit)
         }
     }
+}
+
+/// The unit-column form of a real matrix (n ≥ 2) for Glynn's sum: the column j with the
+/// largest min_i |a_ij| / max_k |a_ik| is moved to position 1 and row i is divided by
+/// a_ij, so that perm(A) = perm(A')·Π_i a_ij with column 1 of A' all ones; the Gray-code
+/// sum of A' then has c_0 = −2 in every row, and v0 is replaced by the midpoints
+/// v0 − 1 = Σ_(k≠1) a'_ik (kernel `PUNIT`). Returns the sum's setup and Π_i a_ij as a
+/// mantissa and a power of two (n factors of [0, 1) entries underflow at large n), or
+/// `None` when every column has a zero entry or a scaled entry overflows.
+fn unit_column(m: &DMatrix<f64>) -> Option<(GraySum<f64>, f64, i32)> {
+    let n = m.nrows();
+    let row_max: Vec<f64> = (0..n)
+        .map(|i| (0..n).map(|k| m[(i, k)].abs()).fold(0.0, f64::max))
+        .collect();
+    let quality = |j: usize| {
+        (0..n)
+            .map(|i| m[(i, j)].abs() / row_max[i])
+            .fold(f64::INFINITY, f64::min)
+    };
+    let j = (0..n).max_by(|&a, &b| quality(a).total_cmp(&quality(b)))?;
+    let q = quality(j);
+    if q.is_nan() || q <= 0.0 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.swap(1, j);
+    let scaled = DMatrix::from_fn(n, n, |i, k| {
+        if k == 1 {
+            1.0
+        } else {
+            m[(i, order[k])] / m[(i, j)]
+        }
+    });
+    if scaled.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let mut gs = glynn::setup(n, |i, k| scaled[(i, k)], 0.0);
+    for i in 0..n {
+        gs.v0[i] = (0..n).filter(|&k| k != 1).map(|k| scaled[(i, k)]).sum();
+    }
+    let (mut mant, mut exp) = (1.0f64, 0i32);
+    for i in 0..n {
+        let (f, e) = split_exponent(m[(i, j)]);
+        let (g, e2) = split_exponent(mant * f);
+        mant = g;
+        exp += e + e2;
+    }
+    Some((gs, mant, exp))
+}
+
+/// x = f·2^e with |f| in [1, 2) (x finite and nonzero; subnormals included).
+fn split_exponent(x: f64) -> (f64, i32) {
+    let mut e = x.abs().log2().floor() as i32;
+    let mut f = scale_by_power_of_two(x, -e);
+    // log2 may round across a power of two.
+    while f.abs() >= 2.0 {
+        f *= 0.5;
+        e += 1;
+    }
+    while f.abs() < 1.0 {
+        f *= 2.0;
+        e -= 1;
+    }
+    (f, e)
+}
+
+/// x·2^k, exact unless the result leaves the normal range (steps of at most 2^±1000).
+fn scale_by_power_of_two(mut x: f64, mut k: i32) -> f64 {
+    while k != 0 {
+        let step = k.clamp(-1000, 1000);
+        x *= 2f64.powi(step);
+        k -= step;
+    }
+    x
 }
 
 fn check_finite<T>(a: &DMatrix<T>, finite: impl Fn(&T) -> bool) -> Result<()> {
@@ -406,8 +494,15 @@ pub fn permanent_f64_cuda(dev: &Device, a: &DMatrix<f64>, opts: &GpuPermOptions)
     if n == 0 {
         return Ok(factor);
     }
+    let sh = shape(n, false, opts)?;
+    if opts.unit_column && sh.s >= 1 {
+        if let Some((gs, mant, exp)) = unit_column(&m) {
+            let (s, _) = gray_sum(dev, &gs, |x| x, |_| 0.0, false, opts, true)?;
+            return Ok(factor * scale_by_power_of_two(s * mant, exp + 1 - n as i32));
+        }
+    }
     let gs = glynn::setup(n, |i, j| m[(i, j)], 0.0);
-    let (s, _) = gray_sum(dev, &gs, |x| x, |_| 0.0, false, opts)?;
+    let (s, _) = gray_sum(dev, &gs, |x| x, |_| 0.0, false, opts, false)?;
     Ok(factor * (s * 0.5f64.powi(n as i32 - 1)))
 }
 
@@ -434,7 +529,7 @@ pub fn permanent_c64_cuda(
         return Ok(factor);
     }
     let gs = glynn::setup(n, |i, j| m[(i, j)], zero);
-    let (re, im) = gray_sum(dev, &gs, |z| z.re, |z| z.im, true, opts)?;
+    let (re, im) = gray_sum(dev, &gs, |z| z.re, |z| z.im, true, opts, false)?;
     Ok(factor * (Complex64::new(re, im) * 0.5f64.powi(n as i32 - 1)))
 }
 
@@ -463,9 +558,12 @@ pub struct GpuBenchRow {
     pub accumulation: Accumulation,
     pub block_log2: u32,
     pub min_blocks: u32,
+    /// The unit-column form was asked for (dense bench matrices always have a zero-free column).
+    pub unit_column: bool,
     /// Median wall time of the call (kernel compiled beforehand).
     pub seconds: f64,
-    /// 2^(n−1)·(2n − 1) flops (n additions and n − 1 multiplications per term) per second.
+    /// 2^(n−1)·(2n − 1) flops (n additions and n − 1 multiplications per term: the plain
+    /// sum's count, also for the unit-column form, which does 3n/2 per term) per second.
     pub gflops: f64,
     pub value: f64,
     pub cpu_seconds: Option<f64>,
@@ -473,14 +571,15 @@ pub struct GpuBenchRow {
 }
 
 /// Times the real permanent of [`bench_matrix_real`]`(n)` on device `device` for every
-/// size × accumulation × block size × launch bound, and the CPU engine (all cores,
-/// plain) for n ≤ `cpu_max`; prints a table.
+/// size × accumulation × block size × launch bound × unit-column choice, and the CPU engine
+/// (all cores, plain) for n ≤ `cpu_max`; prints a table.
 pub fn bench(
     device: usize,
     sizes: &[usize],
     accs: &[Accumulation],
     block_log2: &[u32],
     min_blocks: &[u32],
+    units: &[bool],
     cpu_max: usize,
 ) -> Result<Vec<GpuBenchRow>> {
     let dev = Device::open(device)?;
@@ -489,8 +588,18 @@ pub fn bench(
         dev.name, dev.cc.0, dev.cc.1
     );
     println!(
-        "{:>3} {:<12} {:>2} {:>4} {:>10} {:>9} {:>12} {:>9} {:>10} {:>9}  value",
-        "n", "acc", "s", "minb", "seconds", "GFLOP/s", "SUperman_s", "ratio", "cpu_s", "rel_diff"
+        "{:>3} {:<12} {:>2} {:>4} {:>4} {:>10} {:>9} {:>12} {:>9} {:>10} {:>9}  value",
+        "n",
+        "acc",
+        "s",
+        "minb",
+        "unit",
+        "seconds",
+        "GFLOP/s",
+        "SUperman_s",
+        "ratio",
+        "cpu_s",
+        "rel_diff"
     );
     let mut rows = Vec::new();
     for &n in sizes {
@@ -510,11 +619,15 @@ pub fn bench(
         };
         for &acc in accs {
             for &s in block_log2 {
-                for &mb in min_blocks {
+                for (&mb, &unit) in min_blocks
+                    .iter()
+                    .flat_map(|m| units.iter().map(move |u| (m, u)))
+                {
                     let opts = GpuPermOptions {
                         accumulation: acc,
                         block_log2: Some(s),
                         min_blocks: Some(mb),
+                        unit_column: unit,
                         ..Default::default()
                     };
                     warm_up(&dev, n, false, &opts)?;
@@ -536,8 +649,9 @@ pub fn bench(
                         x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into())
                     };
                     println!(
-                        "{n:>3} {:<12} {s:>2} {mb:>4} {seconds:>10.4} {gflops:>9.0} {:>12} {:>9} {:>10} {:>9}  {value:.15e}",
+                        "{n:>3} {:<12} {s:>2} {mb:>4} {:>4} {seconds:>10.4} {gflops:>9.0} {:>12} {:>9} {:>10} {:>9}  {value:.15e}",
                         format!("{acc:?}"),
+                        if unit { "on" } else { "off" },
                         fmt(sup, 2),
                         fmt(sup.map(|t| seconds / t), 3),
                         fmt(cpu_seconds, 3),
@@ -548,6 +662,7 @@ pub fn bench(
                         accumulation: acc,
                         block_log2: s,
                         min_blocks: mb,
+                        unit_column: unit,
                         seconds,
                         gflops,
                         value,
@@ -622,10 +737,90 @@ mod tests {
     #[test]
     fn kernel_source_declares_the_parameters() {
         for name in [
-            "PN", "PNP", "PS", "PTAB", "PACC", "PSMEM", "PCOMPLEX", "PMINB",
+            "PN", "PNP", "PS", "PTAB", "PACC", "PSMEM", "PCOMPLEX", "PMINB", "PUNIT",
         ] {
             assert!(SOURCE.contains(name), "{name}");
         }
         assert!(SOURCE.contains("glynn("));
+    }
+
+    /// The kernel's pair formula on the host: Σ over the codes of A' with c_0 = −2, written
+    /// as (−1)^|T|(Π(m + 1) − Π(m − 1)) from the midpoints, times the scale, against the
+    /// brute-force permanent of A.
+    #[test]
+    fn unit_column_form_gives_the_permanent() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for n in 2..=7usize {
+            for trial in 0..4 {
+                let mut a = DMatrix::<f64>::from_fn(n, n, |_, _| rng.random_range(-1.0..1.0));
+                if trial == 1 {
+                    // Zeros everywhere but in column n − 1, which must be chosen.
+                    for i in 0..n {
+                        for j in 0..n - 1 {
+                            if (i + j) % 2 == 0 {
+                                a[(i, j)] = 0.0;
+                            }
+                        }
+                    }
+                }
+                let want = super::super::permanent_brute(&a);
+                let scale: f64 = (0..n)
+                    .map(|i| (0..n).map(|j| a[(i, j)].abs()).sum::<f64>())
+                    .product();
+                // Tiny entries (2^−700 a): Π a_ij underflows without the mantissa/exponent
+                // split; the result is compared scaled back by 2^(700 n).
+                let shift = if trial == 2 { 700 * n as i32 } else { 0 };
+                if trial == 2 {
+                    a *= 2f64.powi(-700);
+                }
+                let (gs, mant, exp) = unit_column(&a).expect("a zero-free column");
+                assert!(gs.cols[0].iter().all(|&c| c == -2.0));
+                let mut sum = 0.0;
+                for q in 0u64..(1 << (n - 2)) {
+                    let g = q ^ (q >> 1); // codes of bits 1..n−2; bit 0 is the pair
+                    let m: Vec<f64> = (0..n)
+                        .map(|i| {
+                            gs.v0[i]
+                                + (1..n - 1)
+                                    .filter(|b| (g >> (b - 1)) & 1 == 1)
+                                    .map(|b| gs.cols[b][i])
+                                    .sum::<f64>()
+                        })
+                        .collect();
+                    let plus: f64 = m.iter().map(|x| x + 1.0).product();
+                    let minus: f64 = m.iter().map(|x| x - 1.0).product();
+                    let sign = if g.count_ones() % 2 == 1 { -1.0 } else { 1.0 };
+                    sum += sign * (plus - minus);
+                }
+                let got = scale_by_power_of_two(sum * mant, exp + 1 - n as i32 + shift);
+
+                assert!(
+                    (got - want).abs() <= 1e-13 * scale,
+                    "n={n} trial={trial}: {got:e} vs {want:e}"
+                );
+            }
+        }
+        // Every column has a zero: no unit form.
+        let z = DMatrix::from_fn(4, 4, |i, j| if i == j { 0.0 } else { 1.0 });
+        assert!(unit_column(&z).is_none());
+    }
+
+    #[test]
+    fn split_exponent_is_exact() {
+        for x in [
+            1.0,
+            -1.5,
+            3.0,
+            0.75,
+            1e-300,
+            -5e-320,
+            1.7e308,
+            2f64.powi(-1074),
+        ] {
+            let (f, e) = split_exponent(x);
+            assert!((1.0..2.0).contains(&f.abs()), "{x}: {f}");
+            assert_eq!(scale_by_power_of_two(f, e), x, "{x}");
+        }
     }
 }
