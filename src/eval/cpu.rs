@@ -122,11 +122,7 @@ pub fn extended_jacobians(
             let s = re[r.clone()]
                 .iter()
                 .fold(f64::NEG_INFINITY, |a, &v| a.max(v));
-            for c in r {
-                let mag = (re[c] - s).exp();
-                let (sin, cos) = im[c].sin_cos();
-                e[c] = C64::new(mag * cos, mag * sin);
-            }
+            super::vmath::exp_cis(&re[r.clone()], s, &im[r.clone()], &mut e[r]);
         }
     }
     // Per-equation products E_k (q × m_k) · B_kᵀ (m_k × (N+2)) into out[:, k, :].

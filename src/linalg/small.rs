@@ -4,6 +4,18 @@
 
 use num_complex::Complex64 as C64;
 
+/// |z| as √(re² + im²) where that neither overflows nor underflows, else `hypot` (which
+/// costs as much as the rest of a small QR's column step: 7 % of a katsura-10 solve).
+#[inline]
+fn modulus(z: C64) -> f64 {
+    let s = z.norm_sqr();
+    if s.is_normal() && s < 1e300 {
+        s.sqrt()
+    } else {
+        z.norm()
+    }
+}
+
 /// Solves `A X = B` in place by Householder QR (`A = Q R`, `X = R⁻¹ Qᴴ B`).
 ///
 /// `a` is `N × N` row-major and is overwritten by `R` (upper part); `b` is `N × r` row-major
@@ -24,15 +36,16 @@ pub fn qr_solve(nn: usize, a: &mut [C64], b: &mut [C64], r: usize) -> f64 {
             continue;
         }
         let x0 = a[k * nn + k];
-        let phase = if x0.norm() == 0.0 {
+        let x0_abs = modulus(x0);
+        let phase = if x0_abs == 0.0 {
             C64::new(1.0, 0.0)
         } else {
-            x0 / x0.norm()
+            x0 / x0_abs
         };
         let alpha = -phase * norm;
         // v = x − α e_1; vᴴv = 2‖x‖(‖x‖ + |x0|)
         a[k * nn + k] = x0 - alpha;
-        let vnorm2 = 2.0 * norm * (norm + x0.norm());
+        let vnorm2 = 2.0 * norm * (norm + x0_abs);
         if vnorm2 == 0.0 {
             a[k * nn + k] = alpha;
             continue;
@@ -67,7 +80,7 @@ pub fn qr_solve(nn: usize, a: &mut [C64], b: &mut [C64], r: usize) -> f64 {
     // Back substitution with R.
     let (mut dmax, mut dmin) = (0.0f64, f64::INFINITY);
     for k in 0..nn {
-        let d = a[k * nn + k].norm();
+        let d = modulus(a[k * nn + k]);
         dmax = dmax.max(d);
         dmin = dmin.min(d);
     }
