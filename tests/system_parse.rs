@@ -3,6 +3,7 @@
 
 use num_complex::Complex64 as C;
 use pathtrack::system::families::{generate, to_yaml};
+use pathtrack::system::parse::phc::to_phc;
 use pathtrack::system::{parse_str, Polynomial, System, Term};
 use pathtrack::InputError;
 use rand::{Rng, SeedableRng};
@@ -185,7 +186,16 @@ fn round_trip_of_generated_and_random_systems() {
             assert_eq!(back, s, "{fam}{n}");
         }
     }
-    // Random complex Laurent systems with awkward coefficients.
+    for s in random_systems() {
+        let text = to_yaml(&s);
+        let back = parse_str(&text, "r.yaml").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back, s, "{text}");
+    }
+}
+
+/// Random complex Laurent systems with awkward coefficients (variables `v_0, …`).
+fn random_systems() -> Vec<System> {
+    let mut out = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     for trial in 0..20 {
         let n = rng.random_range(1..5);
@@ -218,16 +228,70 @@ fn round_trip_of_generated_and_random_systems() {
         if eqs.len() != n {
             continue;
         }
-        let s = System {
+        out.push(System {
             name: format!("random{trial}"),
             description: "random \"quoted\" description: with colon".into(),
             variables: (0..n).map(|j| format!("v_{j}")).collect(),
             equations: eqs,
-        };
-        let text = to_yaml(&s);
-        let back = parse_str(&text, "r.yaml").unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert_eq!(back, s, "{text}");
+        });
     }
+    out
+}
+
+/// `back`'s equations with the exponents in the order of the variables of `like` (the
+/// PHCpack reader numbers variables in order of first appearance).
+fn in_variable_order(back: &System, like: &System) -> Vec<Polynomial> {
+    let at: Vec<usize> = like
+        .variables
+        .iter()
+        .map(|v| back.variables.iter().position(|w| w == v).unwrap())
+        .collect();
+    back.equations
+        .iter()
+        .map(|p| Polynomial {
+            terms: p
+                .terms
+                .iter()
+                .map(|t| Term {
+                    coeff: t.coeff,
+                    exponents: at.iter().map(|&k| t.exponents[k]).collect(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The PHCpack writer reads back (through our PHCpack reader) to the same polynomials.
+#[test]
+fn phcpack_writer_round_trips() {
+    let mut systems: Vec<System> = [("cyclic", 7), ("katsura", 10), ("noon", 7), ("eco", 10)]
+        .iter()
+        .map(|&(f, n)| generate(f, n).unwrap())
+        .collect();
+    systems.push(generate("chandra", 10).unwrap());
+    systems.extend(random_systems());
+    let mut reordered = 0;
+    for s in &systems {
+        let text = to_phc(s);
+        assert!(text.starts_with(&format!("{}\n", s.n())), "{text}");
+        assert_eq!(text.matches(';').count(), s.n(), "{text}");
+        assert!(!text.contains('^'), "{text}");
+        let back = parse_str(&text, "w.phc").unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let mut names = back.variables.clone();
+        names.sort();
+        let mut want = s.variables.clone();
+        want.sort();
+        assert_eq!(names, want, "{text}");
+        reordered += usize::from(back.variables != s.variables);
+        assert_eq!(in_variable_order(&back, s), s.equations, "{text}");
+    }
+    // some systems come back with their variables in another order (eco-10: x1, x2, x10, …)
+    assert!(reordered > 0);
+    let k = to_phc(&generate("katsura", 2).unwrap());
+    assert_eq!(
+        k,
+        "3\nu0 + 2*u1 + 2*u2 - 1;\nu0**2 + 2*u1**2 + 2*u2**2 - u0;\n2*u0*u1 + 2*u1*u2 - u1;\n"
+    );
 }
 
 // ---------------------------------------------------------------- formats

@@ -2,7 +2,7 @@
 
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
-use crate::solver::{rng_for, solve, SolveOptions};
+use crate::solver::rng_for;
 use crate::start::total_degree::TotalDegree;
 use crate::system::System;
 use clap::{Args, Subcommand};
@@ -18,11 +18,13 @@ pub struct BenchArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum BenchWhat {
-    /// Full solves: paths, seconds, paths/s.
+    /// Full solves: paths, seconds, paths/s, beside PHCpack's `phc -b -tTHREADS` when phc
+    /// is on PATH (its seconds, regular / singular / other solutions, the speed-up).
     Solve {
         /// Systems: family names with size (katsura10) or files.
         #[arg(default_values_t = ["katsura10".to_string(), "noon7".to_string(), "cyclic7".to_string()])]
         systems: Vec<String>,
+        /// Threads of our solve and of `phc -b -t` (0: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
         #[arg(long, default_value_t = 1)]
@@ -157,7 +159,11 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             threads,
             seed,
             start,
-        } => bench_solve(systems, *threads, *seed, *start),
+        } => {
+            let path = std::env::var_os("PATH");
+            super::solve_bench::bench_solve(systems, *threads, *seed, *start, path.as_deref())
+                .map(|_| 0)
+        }
         BenchWhat::Eval {
             systems,
             p,
@@ -256,50 +262,6 @@ fn parse_accumulation(a: &str) -> Result<crate::linalg::permanent::Accumulation>
             "bench perm --acc {other}: expected plain, kahan or dd"
         ))),
     }
-}
-
-fn bench_solve(
-    systems: &[String],
-    threads: usize,
-    seed: u64,
-    start: crate::solver::StartKind,
-) -> Result<i32> {
-    let mut backend = CpuBackend::new(threads)?;
-    println!(
-        "# pathtrack bench solve (backend cpu, {} threads, seed {seed})",
-        backend.threads()
-    );
-    println!(
-        "{:<12} {:>8} {:>8} {:>12} {:>8} {:>8} {:>10} {:>10}",
-        "system", "start", "paths", "finite", "at_inf", "failed", "seconds", "paths/s"
-    );
-    for name in systems {
-        let sys = system_by_name(name)?;
-        let opts = SolveOptions {
-            seed,
-            start,
-            threads,
-            ..Default::default()
-        };
-        let s = solve(
-            &sys,
-            &opts,
-            &mut backend,
-            &mut |_: &crate::post::Endpoint| Ok(()),
-        )?;
-        println!(
-            "{:<12} {:>12} {:>8} {:>12} {:>8} {:>8} {:>10.3} {:>10.1}",
-            name,
-            "td",
-            s.paths,
-            s.finite,
-            s.at_infinity,
-            s.failed,
-            s.seconds,
-            s.paths as f64 / s.seconds
-        );
-    }
-    Ok(0)
 }
 
 fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {

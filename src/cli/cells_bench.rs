@@ -1,15 +1,14 @@
 //! `pathtrack bench cells`: the mixed-cell enumeration per system (mixed volume, cells,
 //! homotopy steps, wall and CPU seconds) beside `gfan _mixedvolume -j T` on the same
-//! supports when `gfan` is on `PATH`. PHCpack's `phc -m` asks its questions on the terminal,
-//! so it is never run (a note says whether it is installed). See docs/mixed-cells.md.
+//! supports when `gfan` is on `PATH`, and beside PHCpack's `phc -m` (MixedVol, one thread,
+//! its menu answered on stdin, see [`super::phc`]) when `phc` is. See docs/mixed-cells.md.
 
+use super::external::{find_program, process_cpu_seconds, run_timed};
 use crate::error::Result;
 use crate::start::polyhedral::{mixed_volume_of, Supports};
 use crate::system::System;
 use std::ffi::OsStr;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::Instant;
 
 /// A reference program's answer: its mixed volume, wall and CPU seconds.
@@ -18,20 +17,6 @@ pub struct External {
     pub mixed_volume: u128,
     pub seconds: f64,
     pub cpu_seconds: Option<f64>,
-}
-
-/// The executable `name` in the directories of `path` (a `PATH`-style list).
-pub fn find_program(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(path?)
-        .map(|dir| dir.join(name))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
 }
 
 /// gfan's input for the mixed volume of `sys`: `Q[x0,…]{f_0, …}` with every coefficient 1
@@ -86,62 +71,24 @@ pub fn gfan_mixed_volume(
     sys: &System,
     threads: usize,
 ) -> std::result::Result<External, String> {
-    let cpu0 = children_cpu_seconds();
-    let start = Instant::now();
-    let mut child = Command::new(gfan)
-        .args(["_mixedvolume", "-j", &threads.max(1).to_string()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", gfan.display()))?;
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(gfan_input(sys).as_bytes())
-        .map_err(|e| format!("gfan stdin: {e}"))?;
-    let out = child.wait_with_output().map_err(|e| format!("gfan: {e}"))?;
-    let seconds = start.elapsed().as_secs_f64();
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("gfan: {} {}", out.status, err.trim()));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
+    let threads = threads.max(1).to_string();
+    let out = run_timed(
+        gfan,
+        &["_mixedvolume", "-j", &threads],
+        gfan_input(sys).as_bytes(),
+        None,
+    )?;
+    let text = out.stdout.trim();
     let mixed_volume = text
         .split_whitespace()
         .last()
         .and_then(|w| w.parse().ok())
-        .ok_or_else(|| format!("gfan: no mixed volume in its output '{}'", text.trim()))?;
-    let cpu_seconds = cpu0.zip(children_cpu_seconds()).map(|(a, b)| b - a);
+        .ok_or_else(|| format!("gfan: no mixed volume in its output '{text}'"))?;
     Ok(External {
         mixed_volume,
-        seconds,
-        cpu_seconds,
+        seconds: out.seconds,
+        cpu_seconds: out.cpu_seconds,
     })
-}
-
-/// Clock ticks per second of `/proc/<pid>/stat` (`USER_HZ`, 100 on Linux).
-const USER_HZ: f64 = 100.0;
-
-/// Fields 14–17 of `/proc/self/stat` (`utime`, `stime`, `cutime`, `cstime`) in seconds.
-fn proc_times() -> Option<[f64; 4]> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // the command name (field 2) may contain spaces: count from its closing parenthesis
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let get = |i: usize| f.get(i - 3)?.parse::<f64>().ok().map(|t| t / USER_HZ);
-    Some([get(14)?, get(15)?, get(16)?, get(17)?])
-}
-
-/// CPU seconds (user + system) of this process, all threads.
-pub fn process_cpu_seconds() -> Option<f64> {
-    proc_times().map(|t| t[0] + t[1])
-}
-
-/// CPU seconds of the children waited for.
-fn children_cpu_seconds() -> Option<f64> {
-    proc_times().map(|t| t[2] + t[3])
 }
 
 /// One row of the table (`steps` of the last lifting tried; `seconds`, `cpu_seconds` over
@@ -156,11 +103,13 @@ pub struct CellsRow {
     pub cpu_seconds: Option<f64>,
     pub threads: usize,
     pub gfan: Option<std::result::Result<External, String>>,
+    pub phc: Option<std::result::Result<External, String>>,
 }
 
 /// Times the mixed cells of every system on `threads` threads (0: all cores) and, when
-/// `gfan` is found in `path`, `gfan _mixedvolume` with as many threads; prints the table
-/// and returns its rows. Absent programs are noted, never an error.
+/// found in `path`, `gfan _mixedvolume` with as many threads and `phc -m`; prints the
+/// table and returns its rows. Absent programs are noted, never an error; a failing one
+/// is reported in its row.
 pub fn bench_cells(
     systems: &[System],
     threads: usize,
@@ -172,15 +121,16 @@ pub fn bench_cells(
         Some(p) => println!("# gfan: {} (_mixedvolume, same supports)", p.display()),
         None => println!("# gfan not found on PATH: no gfan column"),
     }
-    match find_program("phc", path) {
+    let phc = find_program("phc", path);
+    match &phc {
         Some(p) => println!(
-            "# phc: {} found, not run (phc -m asks its questions interactively)",
+            "# phc: {} -m (MixedVol, one thread; its time includes writing the cells)",
             p.display()
         ),
-        None => println!("# phc not found on PATH: not run (phc -m is interactive anyway)"),
+        None => println!("# phc not found on PATH: no phc -m column"),
     }
     println!(
-        "{:<12} {:>14} {:>9} {:>11} {:>5} {:>9} {:>9} {:>7} {:>9} {:>9} {:>6}",
+        "{:<12} {:>14} {:>9} {:>11} {:>5} {:>9} {:>9} {:>7} {:>9} {:>9} {:>14} {:>9} {:>6}",
         "system",
         "mixed_volume",
         "cells",
@@ -191,6 +141,8 @@ pub fn bench_cells(
         "threads",
         "gfan_s",
         "gfan_cpu",
+        "phc_mv",
+        "phc_s",
         "agree"
     );
     let fmt_opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.3}"));
@@ -207,21 +159,19 @@ pub fn bench_cells(
         let g = gfan
             .as_deref()
             .map(|g| gfan_mixed_volume(g, sys, st.threads));
-        let (gs, gc, agree) = match &g {
-            None => ("-".to_string(), "-".to_string(), "-".to_string()),
-            Some(Ok(e)) => (
-                format!("{:.3}", e.seconds),
-                fmt_opt(e.cpu_seconds),
-                if e.mixed_volume == st.mixed_volume {
-                    "yes".to_string()
-                } else {
-                    format!("NO: gfan {}", e.mixed_volume)
-                },
-            ),
-            Some(Err(m)) => ("error".to_string(), "-".to_string(), m.clone()),
+        let p = phc.as_deref().map(|p| super::phc::mixed_volume(p, sys));
+        let (gs, gc) = match &g {
+            Some(Ok(e)) => (format!("{:.3}", e.seconds), fmt_opt(e.cpu_seconds)),
+            Some(Err(_)) => ("error".to_string(), "-".to_string()),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        let (pm, ps) = match &p {
+            Some(Ok(e)) => (e.mixed_volume.to_string(), format!("{:.3}", e.seconds)),
+            Some(Err(_)) => ("error".to_string(), "-".to_string()),
+            None => ("-".to_string(), "-".to_string()),
         };
         println!(
-            "{:<12} {:>14} {:>9} {:>11} {:>5} {:>9.3} {:>9} {:>7} {:>9} {:>9} {:>6}",
+            "{:<12} {:>14} {:>9} {:>11} {:>5} {:>9.3} {:>9} {:>7} {:>9} {:>9} {:>14} {:>9} {:>6}",
             sys.name,
             st.mixed_volume,
             st.cells,
@@ -232,7 +182,9 @@ pub fn bench_cells(
             st.threads,
             gs,
             gc,
-            agree
+            pm,
+            ps,
+            agreement(st.mixed_volume, &[("gfan", &g), ("phc", &p)])
         );
         rows.push(CellsRow {
             system: sys.name.clone(),
@@ -243,21 +195,40 @@ pub fn bench_cells(
             cpu_seconds,
             threads: st.threads,
             gfan: g,
+            phc: p,
         });
     }
     Ok(rows)
 }
 
+/// The `agree` column: `yes` when every reference that ran gives our mixed volume, `-`
+/// when none ran, else each disagreement (`NO: gfan 0`) and failure (its message).
+fn agreement(
+    ours: u128,
+    refs: &[(&str, &Option<std::result::Result<External, String>>)],
+) -> String {
+    let mut notes = Vec::new();
+    let mut ran = false;
+    for (name, r) in refs {
+        match r {
+            Some(Ok(e)) if e.mixed_volume == ours => ran = true,
+            Some(Ok(e)) => notes.push(format!("NO: {name} {}", e.mixed_volume)),
+            Some(Err(m)) => notes.push(m.clone()),
+            None => {}
+        }
+    }
+    match (notes.is_empty(), ran) {
+        (true, true) => "yes".to_string(),
+        (true, false) => "-".to_string(),
+        (false, _) => notes.join("; "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::external::{write_script, ScratchDir};
     use crate::system::families::generate;
-
-    fn temp_dir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("pathtrack-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
 
     #[test]
     fn gfan_input_is_the_positive_supports() {
@@ -276,42 +247,74 @@ mod tests {
     /// Without gfan and phc on the path the table is printed with notes, no error.
     #[test]
     fn absent_programs_are_noted() {
-        let empty = temp_dir("empty");
-        let path = std::env::join_paths([&empty]).unwrap();
-        assert_eq!(find_program("gfan", Some(&path)), None);
-        assert_eq!(find_program("gfan", None), None);
+        let empty = ScratchDir::new("empty").unwrap();
+        let path = std::env::join_paths([empty.path()]).unwrap();
         let sys = vec![generate("cyclic", 5).unwrap()];
         let rows = bench_cells(&sys, 1, 1, Some(&path)).unwrap();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].mixed_volume, 70);
-        assert!(rows[0].gfan.is_none());
+        assert!(rows[0].gfan.is_none() && rows[0].phc.is_none());
     }
 
-    /// A stand-in `gfan` (a shell script that checks its arguments and answers a number)
-    /// exercises the path where gfan is installed: found, run, read, compared.
+    /// Stand-ins for `gfan` and `phc` (shell scripts that check their arguments and input
+    /// and answer a number) exercise the path where they are installed: found, run, read,
+    /// compared.
     #[test]
-    fn gfan_on_path_is_run_and_compared() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = temp_dir("fakegfan");
-        let script = dir.join("gfan");
-        std::fs::write(
-            &script,
-            "#!/bin/sh\n[ \"$1\" = _mixedvolume ] && [ \"$2\" = -j ] || exit 3\n\
+    fn references_on_path_are_run_and_compared() {
+        let dir = ScratchDir::new("fakeref").unwrap();
+        let gfan = write_script(
+            dir.path(),
+            "gfan",
+            "[ \"$1\" = _mixedvolume ] && [ \"$2\" = -j ] || exit 3\n\
              grep -q '^Q\\[x0,x1,x2,x3,x4\\]' || exit 4\necho 70\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let path = std::env::join_paths([&dir]).unwrap();
-        assert_eq!(find_program("gfan", Some(&path)), Some(script.clone()));
+        );
+        // phc -m INPUT OUTPUT, the menu answered on stdin, the answer in OUTPUT
+        let phc = write_script(
+            dir.path(),
+            "phc",
+            "[ \"$1\" = -m ] && grep -q 'x1\\*x2\\*x3\\*x4\\*x5 - 1;' \"$2\" || exit 3\n\
+             read a; read b; read c; read d; [ \"$a$b$c$d\" = 40nn ] || exit 4\n\
+             echo 'common mixed volume : 70' > \"$3\"\n",
+        );
+        let path = std::env::join_paths([dir.path()]).unwrap();
+        assert_eq!(find_program("gfan", Some(&path)), Some(gfan));
+        assert_eq!(find_program("phc", Some(&path)), Some(phc));
         let sys = vec![generate("cyclic", 5).unwrap()];
         let rows = bench_cells(&sys, 2, 1, Some(&path)).unwrap();
         let g = rows[0].gfan.clone().unwrap().unwrap();
         assert_eq!(g.mixed_volume, 70);
         assert!(g.seconds > 0.0);
-        // a failing gfan is reported in the row, not as an error
-        std::fs::write(&script, "#!/bin/sh\necho oops >&2\nexit 1\n").unwrap();
+        let p = rows[0].phc.clone().unwrap().unwrap();
+        assert_eq!(p.mixed_volume, 70);
+        // failing programs are reported in the row, not as an error
+        write_script(dir.path(), "gfan", "echo oops >&2\nexit 1\n");
+        write_script(dir.path(), "phc", "echo 'no volume here' > \"$3\"\n");
         let rows = bench_cells(&sys, 1, 1, Some(&path)).unwrap();
         assert!(rows[0].gfan.clone().unwrap().is_err());
-        std::fs::remove_dir_all(&dir).ok();
+        let e = rows[0].phc.clone().unwrap().unwrap_err();
+        assert!(e.starts_with("phc -m output: no 'mixed volume"), "{e}");
+    }
+
+    #[test]
+    fn the_agree_column() {
+        let ext = |mixed_volume| {
+            Some(Ok(External {
+                mixed_volume,
+                seconds: 1.0,
+                cpu_seconds: None,
+            }))
+        };
+        let (g70, p71, none) = (ext(70), ext(71), None);
+        let failed = Some(Err("phc: exit status: 1".to_string()));
+        assert_eq!(agreement(70, &[("gfan", &g70), ("phc", &none)]), "yes");
+        assert_eq!(agreement(70, &[("gfan", &none), ("phc", &none)]), "-");
+        assert_eq!(
+            agreement(70, &[("gfan", &g70), ("phc", &p71)]),
+            "NO: phc 71"
+        );
+        assert_eq!(
+            agreement(71, &[("gfan", &g70), ("phc", &failed)]),
+            "NO: gfan 70; phc: exit status: 1"
+        );
     }
 }

@@ -30,9 +30,12 @@ pub enum Command {
 pub mod bench;
 pub mod cells_bench;
 pub mod count;
+pub mod external;
 pub mod generate;
+pub mod phc;
 pub mod rref;
 pub mod solve;
+pub mod solve_bench;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
 const SUBCOMMANDS: &[&str] = &["solve", "generate", "count", "rref", "bench", "help"];

@@ -279,6 +279,11 @@ fn quote(s: &str) -> String {
 
 /// One polynomial in the expression syntax; parses back to the identical terms.
 pub fn poly_to_string(p: &Polynomial, vars: &[String]) -> String {
+    poly_to_string_with(p, vars, "^")
+}
+
+/// [`poly_to_string`] with `power` (`^` or `**`) as the power operator.
+pub fn poly_to_string_with(p: &Polynomial, vars: &[String], power: &str) -> String {
     if p.terms.is_empty() {
         return "0".to_string();
     }
@@ -289,8 +294,8 @@ pub fn poly_to_string(p: &Polynomial, vars: &[String]) -> String {
             match a {
                 0 => {}
                 1 => factors.push(vars[j].clone()),
-                a if a < 0 => factors.push(format!("{}^({a})", vars[j])),
-                a => factors.push(format!("{}^{a}", vars[j])),
+                a if a < 0 => factors.push(format!("{}{power}({a})", vars[j])),
+                a => factors.push(format!("{}{power}{a}", vars[j])),
             }
         }
         let c = t.coeff;

@@ -6,7 +6,8 @@
 //! ```
 //! Each polynomial ends with `;` and may span lines; the variables are numbered in order
 //! of first appearance. Text after the last polynomial (e.g. the solution list of a
-//! PHCpack output file) is ignored as long as it holds no further `;`.
+//! PHCpack output file) is ignored as long as it holds no further `;`. [`to_phc`] writes a
+//! system in this format, for `phc` itself and for this reader.
 
 use super::{check_variable_name, default_name, expr, line_col};
 use crate::error::InputError;
@@ -142,4 +143,21 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
         variables: names,
         equations,
     })
+}
+
+/// `sys` in PHCpack's format: the number of equations, then one polynomial per line with
+/// `**` for powers, ending with `;`. Coefficients are written in the shortest decimals that
+/// read back exactly. The reader numbers the variables in order of first appearance, so
+/// [`parse`] gives back `sys` up to that order of the variables (and its name).
+pub fn to_phc(sys: &System) -> String {
+    let mut out = format!("{}\n", sys.equations.len());
+    for p in &sys.equations {
+        out.push_str(&crate::system::families::poly_to_string_with(
+            p,
+            &sys.variables,
+            "**",
+        ));
+        out.push_str(";\n");
+    }
+    out
 }

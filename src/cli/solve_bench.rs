@@ -1,0 +1,192 @@
+//! `pathtrack bench solve`: full solves per system (paths, finite, at infinity, failed,
+//! seconds, paths/s) beside PHCpack's blackbox solver `phc -b -tT` (T = the bench's
+//! threads) when `phc` is on `PATH`: its wall seconds, regular / singular / other solution
+//! counts and the speed-up (phc seconds / ours). A failing phc is reported in its row.
+
+use super::bench::system_by_name;
+use super::external::find_program;
+use super::phc::{self, PhcSolve};
+use crate::backend::cpu::CpuBackend;
+use crate::error::Result;
+use crate::report::Summary;
+use crate::solver::{solve, SolveOptions, StartKind};
+use std::ffi::OsStr;
+
+/// One row of the table: our solve and, when phc is on the path, its run.
+#[derive(Clone, Debug)]
+pub struct SolveRow {
+    pub system: String,
+    pub ours: Summary,
+    pub phc: Option<std::result::Result<PhcSolve, String>>,
+}
+
+/// Solves every system (names of families with a size, or files) on the CPU backend with
+/// `threads` threads (0: all cores) and, when `phc` is found in `path`, with
+/// `phc -b -tT` on as many threads; prints the table and returns its rows.
+pub fn bench_solve(
+    systems: &[String],
+    threads: usize,
+    seed: u64,
+    start: StartKind,
+    path: Option<&OsStr>,
+) -> Result<Vec<SolveRow>> {
+    let mut backend = CpuBackend::new(threads)?;
+    let t = backend.threads();
+    println!("# pathtrack bench solve (backend cpu, {t} threads, seed {seed})");
+    let phc_path = find_program("phc", path);
+    match &phc_path {
+        Some(p) => println!(
+            "# phc: {} -b -t{t} (wall s); phc_other = paths - regular - singular \
+             (failures, at infinity, clustered, paths not listed); speedup = phc_s / seconds",
+            p.display()
+        ),
+        None => println!("# phc not found on PATH: no PHCpack column"),
+    }
+    print!(
+        "{:<12} {:>12} {:>8} {:>8} {:>7} {:>7} {:>9} {:>9}",
+        "system", "start", "paths", "finite", "at_inf", "failed", "seconds", "paths/s"
+    );
+    if phc_path.is_some() {
+        print!(
+            " {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}",
+            "phc_s", "phc_paths", "phc_reg", "phc_sing", "phc_other", "speedup"
+        );
+    }
+    println!();
+    let mut rows = Vec::new();
+    for name in systems {
+        let sys = system_by_name(name)?;
+        let opts = SolveOptions {
+            seed,
+            start,
+            threads,
+            ..Default::default()
+        };
+        let s = solve(
+            &sys,
+            &opts,
+            &mut backend,
+            &mut |_: &crate::post::Endpoint| Ok(()),
+        )?;
+        print!(
+            "{:<12} {:>12} {:>8} {:>8} {:>7} {:>7} {:>9.3} {:>9.1}",
+            name,
+            start.name(),
+            s.paths,
+            s.finite,
+            s.at_infinity,
+            s.failed,
+            s.seconds,
+            s.paths as f64 / s.seconds
+        );
+        let p = phc_path.as_deref().map(|p| phc::solve(p, &sys, t));
+        match &p {
+            None => println!(),
+            Some(Ok(r)) => {
+                let c = &r.counts;
+                let paths = c.paths.map_or("-".to_string(), |n| n.to_string());
+                println!(
+                    " {:>9.3} {:>9} {:>8} {:>8} {:>9} {:>7.1}x",
+                    r.seconds,
+                    paths,
+                    c.regular,
+                    c.singular,
+                    c.other(),
+                    r.seconds / s.seconds
+                );
+            }
+            Some(Err(e)) => println!("  phc failed: {e}"),
+        }
+        rows.push(SolveRow {
+            system: name.clone(),
+            ours: s,
+            phc: p,
+        });
+    }
+    for r in &rows {
+        if let Some(Ok(p)) = &r.phc {
+            let c = &p.counts;
+            println!(
+                "# phc {}: {} listed of {} paths: {} regular, {} singular, {} clustered, \
+                 {} at infinity, {} failures",
+                r.system,
+                c.listed,
+                c.paths.map_or("?".to_string(), |n| n.to_string()),
+                c.regular,
+                c.singular,
+                c.clustered,
+                c.at_infinity,
+                c.failures
+            );
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::external::{write_script, ScratchDir};
+    use std::path::Path;
+
+    fn cyclic5(path: &OsStr) -> SolveRow {
+        let rows = bench_solve(
+            &["cyclic5".to_string()],
+            1,
+            1,
+            StartKind::Polyhedral,
+            Some(path),
+        )
+        .unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].ours.paths, rows[0].ours.finite), (70, 70));
+        rows.into_iter().next().unwrap()
+    }
+
+    /// Without phc on the path: our columns only, no error.
+    #[test]
+    fn without_phc_there_is_no_phc_column() {
+        let empty = ScratchDir::new("nophc").unwrap();
+        let path = std::env::join_paths([empty.path()]).unwrap();
+        assert!(cyclic5(&path).phc.is_none());
+    }
+
+    /// A stand-in `phc` that checks its arguments and input and writes a captured output
+    /// file; then ones that fail or write something else: reported in the row.
+    #[test]
+    fn a_stand_in_phc_is_run_and_read() {
+        let dir = ScratchDir::new("fakephc").unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/phc_b_singular.out");
+        write_script(
+            dir.path(),
+            "phc",
+            &format!(
+                "[ \"$1\" = -b ] && [ \"$2\" = -t1 ] || exit 3\n\
+                 head -1 \"$3\" | grep -qx 5 || exit 4\ncp '{}' \"$4\"\n",
+                fixture.display()
+            ),
+        );
+        let path = std::env::join_paths([dir.path()]).unwrap();
+        let p = cyclic5(&path).phc.unwrap().unwrap();
+        assert_eq!(
+            (p.counts.paths, p.counts.regular, p.counts.singular),
+            (Some(4), 1, 3)
+        );
+        assert!(p.seconds > 0.0);
+        for (body, why) in [
+            (
+                "echo 'raised ADA.IO_EXCEPTIONS.END_ERROR' >&2\nexit 1\n",
+                "phc: exit status: 1: raised ADA",
+            ),
+            (
+                "echo 'THE SOLUTIONS :' > \"$4\"\n",
+                "phc -b output: no closing",
+            ),
+            ("exit 0\n", "phc wrote no output file"),
+        ] {
+            write_script(dir.path(), "phc", body);
+            let e = cyclic5(&path).phc.unwrap().unwrap_err();
+            assert!(e.starts_with(why), "{e}");
+        }
+    }
+}
