@@ -37,7 +37,7 @@ pub trait Backend: Send {
 }
 
 /// Copies the rows of one point's extended Jacobian into the direction system
-/// `a = [∂H/∂y; y*]` (N×N) and `b = [−∂H/∂τ  −H; 0 0]` (N×2), equilibrating each equation
+/// `a = [∂H/∂y; y*]` (N×N, column-major as [`crate::linalg::small::qr_solve`] takes it) and `b = [−∂H/∂τ  −H; 0 0]` (N×2), equilibrating each equation
 /// row by its largest `|∂h_k/∂y_j|` (row scaling changes neither solution nor directions,
 /// and keeps the QR accurate when a coordinate tends to 0 and `∂h/∂y_j = ∂h/∂z_j / y_j`
 /// dwarfs the rest of the row).
@@ -70,13 +70,13 @@ pub fn fill_direction_system(
             1.0
         };
         for j in 0..nh {
-            a[k * nh + j] = row[j] * s;
+            a[j * nh + k] = row[j] * s;
         }
         b[k * 2] = -row[nh] * s;
         b[k * 2 + 1] = -row[nh + 1] * s;
     }
     for j in 0..nh {
-        a[n * nh + j] = if log {
+        a[j * nh + n] = if log {
             C64::new(if j == n { 1.0 } else { 0.0 }, 0.0)
         } else {
             y[j].conj()
@@ -84,7 +84,7 @@ pub fn fill_direction_system(
     }
     if log {
         for k in 0..n {
-            a[k * nh + n] = C64::new(0.0, 0.0);
+            a[n * nh + k] = C64::new(0.0, 0.0);
         }
     }
     b[n * 2] = C64::new(0.0, 0.0);

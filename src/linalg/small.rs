@@ -18,24 +18,25 @@ fn modulus(z: C64) -> f64 {
 
 /// Solves `A X = B` in place by Householder QR (`A = Q R`, `X = R⁻¹ Qᴴ B`).
 ///
-/// `a` is `N × N` row-major and is overwritten by `R` (upper part); `b` is `N × r` row-major
-/// and is overwritten by `X`. Returns the ratio `max|R_ii| / min|R_ii|`, a cheap lower
-/// bound on the condition number (∞ when some `R_ii` is 0; then `X` is not finite).
+/// `a` is `N × N` **column-major** (`a[j·N + i] = A_ij`, so that every inner loop of the
+/// factorization runs over one contiguous column) and is overwritten by `R` (upper part);
+/// `b` is `N × r` row-major and is overwritten by `X`. Returns the ratio
+/// `max|R_ii| / min|R_ii|`, a cheap lower bound on the condition number (∞ when some `R_ii`
+/// is 0; then `X` is not finite).
 pub fn qr_solve(nn: usize, a: &mut [C64], b: &mut [C64], r: usize) -> f64 {
     debug_assert_eq!(a.len(), nn * nn);
     debug_assert_eq!(b.len(), nn * r);
     let zero = C64::new(0.0, 0.0);
     for k in 0..nn {
         // Householder vector for column k, rows k..N, stored in place of the column.
-        let mut norm2 = 0.0;
-        for i in k..nn {
-            norm2 += a[i * nn + k].norm_sqr();
-        }
+        let (head, tail) = a.split_at_mut((k + 1) * nn);
+        let v = &mut head[k * nn + k..];
+        let norm2: f64 = v.iter().fold(0.0, |acc, z| acc + z.norm_sqr());
         let norm = norm2.sqrt();
         if norm == 0.0 {
             continue;
         }
-        let x0 = a[k * nn + k];
+        let x0 = v[0];
         let x0_abs = modulus(x0);
         let phase = if x0_abs == 0.0 {
             C64::new(1.0, 0.0)
@@ -44,38 +45,38 @@ pub fn qr_solve(nn: usize, a: &mut [C64], b: &mut [C64], r: usize) -> f64 {
         };
         let alpha = -phase * norm;
         // v = x − α e_1; vᴴv = 2‖x‖(‖x‖ + |x0|)
-        a[k * nn + k] = x0 - alpha;
+        v[0] = x0 - alpha;
         let vnorm2 = 2.0 * norm * (norm + x0_abs);
         if vnorm2 == 0.0 {
-            a[k * nn + k] = alpha;
+            v[0] = alpha;
             continue;
         }
         let scale = 2.0 / vnorm2;
+        let v = &*v;
         // Apply H = I − scale·v vᴴ to the remaining columns of A.
-        for j in k + 1..nn {
-            let mut s = zero;
-            for i in k..nn {
-                s += a[i * nn + k].conj() * a[i * nn + j];
-            }
-            s *= scale;
-            for i in k..nn {
-                let v = a[i * nn + k];
-                a[i * nn + j] -= v * s;
+        for col in tail.chunks_exact_mut(nn) {
+            let c = &mut col[k..];
+            let s = v
+                .iter()
+                .zip(c.iter())
+                .fold(zero, |acc, (x, y)| acc + x.conj() * y)
+                * scale;
+            for (y, x) in c.iter_mut().zip(v) {
+                *y -= x * s;
             }
         }
         // ... and to the right-hand sides.
         for j in 0..r {
             let mut s = zero;
-            for i in k..nn {
-                s += a[i * nn + k].conj() * b[i * r + j];
+            for (i, x) in v.iter().enumerate() {
+                s += x.conj() * b[(k + i) * r + j];
             }
             s *= scale;
-            for i in k..nn {
-                let v = a[i * nn + k];
-                b[i * r + j] -= v * s;
+            for (i, x) in v.iter().enumerate() {
+                b[(k + i) * r + j] -= x * s;
             }
         }
-        a[k * nn + k] = alpha;
+        head[k * nn + k] = alpha;
     }
     // Back substitution with R.
     let (mut dmax, mut dmin) = (0.0f64, f64::INFINITY);
@@ -89,7 +90,7 @@ pub fn qr_solve(nn: usize, a: &mut [C64], b: &mut [C64], r: usize) -> f64 {
         for j in 0..r {
             let mut s = b[k * r + j];
             for i in k + 1..nn {
-                s -= a[k * nn + i] * b[i * r + j];
+                s -= a[i * nn + k] * b[i * r + j];
             }
             b[k * r + j] = s / d;
         }
@@ -124,7 +125,8 @@ mod tests {
                     }
                 }
             }
-            let mut af = a.clone();
+            // Column-major copy.
+            let mut af: Vec<C64> = (0..nn * nn).map(|t| a[(t % nn) * nn + t / nn]).collect();
             let cond = qr_solve(nn, &mut af, &mut b, 2);
             assert!(cond.is_finite() && cond >= 1.0);
             let err: f64 = b
