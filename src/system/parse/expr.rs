@@ -262,6 +262,7 @@ impl Parser<'_> {
                     acc.extend(rhs);
                     acc = combine(acc);
                     check_size(&acc, t.pos)?;
+                    check_finite(&acc, t.pos)?;
                 }
                 _ => return Ok(acc),
             }

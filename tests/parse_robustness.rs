@@ -1,0 +1,40 @@
+//! Inputs that the parser once accepted wrongly or crashed on: each must now be refused
+//! with an `InputError` that names the equation and the cause.
+
+use pathtrack::system::parse_str;
+use pathtrack::InputError;
+
+fn parse_err(text: &str, origin: &str) -> InputError {
+    match parse_str(text, origin) {
+        Ok(s) => panic!("expected an error, parsed {s:?}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn overflow_in_a_sum_is_a_non_finite_coefficient() {
+    // 1e308 + 1e308 overflows to inf; inf - inf is NaN. Both used to be accepted.
+    let text = "variables: [x, y]\nequations:\n  - \"1e308*x + 1e308*x - 1\"\n  - \"x - y\"\n";
+    let e = parse_err(text, "t.yaml");
+    assert_eq!(e.equation, Some(1), "{e}");
+    assert_eq!((e.line, e.column), (Some(3), Some(14)), "{e}");
+    assert!(e.message.contains("non-finite coefficient"), "{e}");
+
+    let text = "variables: [x, y]\nequations:\n  - \"x - y\"\n  - \"(1e308 + 1e308) - (1e308 + 1e308) + x\"\n";
+    let e = parse_err(text, "t.yaml");
+    assert_eq!(e.equation, Some(2), "{e}");
+    assert!(e.message.contains("non-finite coefficient"), "{e}");
+
+    let e = parse_err("1\n1e308 + 1e308 + x;\n", "t.phc");
+    assert_eq!(e.equation, Some(1), "{e}");
+    assert!(e.message.contains("non-finite coefficient"), "{e}");
+
+    // Large but finite sums are still fine.
+    let s = parse_str(
+        "variables: [x]\nequations: [\"1e308*x + 7e307*x - 1\"]\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let c = s.equations[0].terms[0].coeff.re;
+    assert!((c / 1.7e308 - 1.0).abs() < 1e-15, "{c}");
+}
