@@ -38,3 +38,17 @@ fn overflow_in_a_sum_is_a_non_finite_coefficient() {
     let c = s.equations[0].terms[0].coeff.re;
     assert!((c / 1.7e308 - 1.0).abs() < 1e-15, "{c}");
 }
+
+#[test]
+fn huge_equation_count_in_a_phcpack_header_is_an_error() {
+    // Both used to abort: a capacity overflow panic and a failed 24 TB allocation.
+    for n in ["18446744073709551615", "1000000000000"] {
+        let e = parse_err(&format!("{n}\nx - 1;\n"), "t.phc");
+        assert!(
+            e.message
+                .contains(&format!("expected {n} polynomials each ending with ';', found 1")),
+            "{e}"
+        );
+        assert_eq!(e.equation, Some(2), "{e}");
+    }
+}
