@@ -45,10 +45,38 @@ fn huge_equation_count_in_a_phcpack_header_is_an_error() {
     for n in ["18446744073709551615", "1000000000000"] {
         let e = parse_err(&format!("{n}\nx - 1;\n"), "t.phc");
         assert!(
-            e.message
-                .contains(&format!("expected {n} polynomials each ending with ';', found 1")),
+            e.message.contains(&format!(
+                "expected {n} polynomials each ending with ';', found 1"
+            )),
             "{e}"
         );
         assert_eq!(e.equation, Some(2), "{e}");
     }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    // 10000 parentheses (or 50000 signs) used to overflow the main thread's 8 MiB stack.
+    // This test runs on a 2 MiB test thread.
+    let deep = |open: &str, close: &str, k: usize| {
+        format!(
+            "variables: [x]\nequations:\n  - \"{}x{}\"\n",
+            open.repeat(k),
+            close.repeat(k)
+        )
+    };
+    for (open, close) in [("(", ")"), ("-", ""), ("(-", ")")] {
+        let e = parse_err(&deep(open, close, 100_000), "t.yaml");
+        assert!(e.message.contains("nested too deeply"), "{e}");
+        assert_eq!(e.equation, Some(1), "{e}");
+    }
+    let e = parse_err(
+        &format!("1\n{}x{};\n", "(".repeat(100_000), ")".repeat(100_000)),
+        "t.phc",
+    );
+    assert!(e.message.contains("nested too deeply"), "{e}");
+    // The limit itself: 499 parentheses (500 levels with the outermost operand) parse.
+    let s = parse_str(&deep("(", ")", 499), "t.yaml").unwrap();
+    assert_eq!(s.equations[0].terms.len(), 1);
+    assert!(parse_str(&deep("(", ")", 500), "t.yaml").is_err());
 }
