@@ -23,6 +23,10 @@ use std::collections::HashMap;
 pub const MAX_TERMS: usize = 1_000_000;
 /// Largest number of term products one multiplication may form.
 pub const MAX_PRODUCTS: usize = 20_000_000;
+/// Deepest nesting of parentheses and unary signs: the parser recurses once per level
+/// (about 1 KB of stack each), so a deeper expression would overflow the stack of a
+/// 2 MiB thread instead of giving an error.
+pub const MAX_DEPTH: usize = 500;
 
 /// Names that cannot be variables: the imaginary unit and the exponent letters.
 pub const RESERVED: [&str; 4] = ["i", "I", "e", "E"];
@@ -206,6 +210,7 @@ pub fn parse_expr(
         at: 0,
         vars,
         n,
+        depth: 0,
     };
     let terms = p.sum()?;
     let t = p.peek();
@@ -229,6 +234,8 @@ struct Parser<'a> {
     at: usize,
     vars: &'a HashMap<String, usize>,
     n: usize,
+    /// Current nesting of [`Parser::unary`] calls (parentheses and signs).
+    depth: usize,
 }
 
 type Terms = Vec<Term>;
@@ -262,6 +269,7 @@ impl Parser<'_> {
                     acc.extend(rhs);
                     acc = combine(acc);
                     check_size(&acc, t.pos)?;
+                    check_finite(&acc, t.pos)?;
                 }
                 _ => return Ok(acc),
             }
@@ -290,6 +298,19 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<Terms, ExprError> {
+        if self.depth >= MAX_DEPTH {
+            return err(
+                self.peek().pos,
+                format!("expression nested too deeply (more than {MAX_DEPTH} levels of parentheses and signs)"),
+            );
+        }
+        self.depth += 1;
+        let v = self.unary_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_inner(&mut self) -> Result<Terms, ExprError> {
         match self.peek().kind {
             Kind::Minus => {
                 self.next();

@@ -72,7 +72,9 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
     }
     // Split the polynomials at ';'.
     let body_start = hoff + hline.len();
-    let mut polys_src: Vec<(usize, &str)> = Vec::with_capacity(n);
+    // No capacity from the header: `n` is unchecked input (1000000000000 must be an error,
+    // not an allocation failure).
+    let mut polys_src: Vec<(usize, &str)> = Vec::new();
     let mut s = body_start;
     while polys_src.len() < n {
         match text[s..].find(';') {
