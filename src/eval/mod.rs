@@ -12,6 +12,7 @@
 
 pub mod cpu;
 pub mod dd;
+pub mod dd_homotopy;
 
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
