@@ -146,6 +146,7 @@ pub fn solve(
     obs.total(paths);
     backend.set_homotopy(start.homotopy())?;
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
+    refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
     let mut attempt = 0u8;
     let mut track = |only: Option<Arc<Vec<u64>>>,

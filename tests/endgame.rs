@@ -326,3 +326,43 @@ fn chandra_12_to_16_have_all_solutions() {
         assert_eq!(s.nonsingular, 1u64 << (n - 1), "chandra{n}");
     }
 }
+
+/// chandra-10, seed 2, paths 244 and 420 (plain lifting: every chandra support has its
+/// constant term), tracked together: their solutions of norm 5e6 and 1e7 have κ ≈ 4e13
+/// and 1e14. In double both paths' steps underflow at s ≈ 2e-14 with `|y_n|` still
+/// shrinking; Newton in double-double from there finishes 420 but not 244, which was
+/// counted at infinity. Tracked again from its checkpoint at s ≈ 1e-8 with everything in
+/// double-double (`track::dd`), 244 reaches its solution too. (Which paths stall depends on
+/// the rounding of the batched evaluation, so on the batch: tracked alone, 244 does not.)
+#[test]
+fn paths_stalled_near_t_1_reach_their_huge_norm_solutions() {
+    let sys = shipped("chandra10");
+    let mut backend = CpuBackend::new(2).unwrap();
+    let opts = SolveOptions {
+        seed: 2,
+        only: Some(vec![244, 420]),
+        ..Default::default()
+    };
+    let (s, ends) = solve_collect(&sys, &opts, &mut backend).unwrap();
+    assert_eq!(s.paths, 512);
+    assert_eq!((s.nonsingular, s.at_infinity, s.failed), (2, 0, 0));
+    assert_eq!(s.solutions.len(), 2, "two distinct solutions");
+    for e in &ends {
+        let x = e.coordinates.as_ref().expect("finite");
+        let r = sys.relative_residual(x);
+        eprintln!(
+            "path {}: norm {:.1e}, residual {r:.1e}, {:?}",
+            e.path,
+            norm_inf(x),
+            e.reason
+        );
+        assert!(
+            norm_inf(x) > 1e6,
+            "path {}: norm {:.1e}",
+            e.path,
+            norm_inf(x)
+        );
+        assert!(r < 1e-15, "path {}: residual {r:.1e}", e.path);
+        assert!(e.refined_dd, "path {}", e.path);
+    }
+}

@@ -430,7 +430,7 @@ impl Cdd {
 }
 
 /// `e^{τω}` for complex `τ` and real `ω`, with both parts of `τω` exact in double-double.
-fn exp_tau_omega(tau: C64, om: f64) -> Option<Cdd> {
+pub(crate) fn exp_tau_omega(tau: C64, om: f64) -> Option<Cdd> {
     let (p, e) = two_prod(tau.re, om);
     let mag = Dd::renorm(p, e).exp()?;
     if tau.im == 0.0 {

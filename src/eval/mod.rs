@@ -12,6 +12,7 @@
 
 pub mod cpu;
 pub mod dd;
+pub mod dd_homotopy;
 pub mod vmath;
 
 use crate::homotopy::Homotopy;

@@ -11,10 +11,10 @@
 //! full double accuracy.
 //!
 //! Projective Newton on the fixed patch `ℓ·y = 1` (`ℓ = conj(y₀)`, `‖y₀‖ = 1`): the square
-//! system `[∂F/∂y; ℓ] Δ = [−F(y); 1 − ℓ·y]`, rows equilibrated by powers of two, LU with
-//! partial pivoting.
+//! system `[∂F/∂y; ℓ] Δ = [−F(y); 1 − ℓ·y]` ([`DdValues::solve`](crate::eval::dd_homotopy::DdValues::solve)).
 
-use crate::eval::dd::{Cdd, Dd};
+use crate::eval::dd::Cdd;
+use crate::eval::dd_homotopy::DdHomotopy;
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 
@@ -54,9 +54,7 @@ const STALL_RATIO: f64 = 2.0 / 3.0;
 
 /// The homogenized target system with double-double coefficients.
 pub struct DdTarget {
-    nh: usize,
-    /// Per equation: (coefficient, exponents).
-    equations: Vec<Vec<(Cdd, Vec<u32>)>>,
+    system: DdHomotopy,
 }
 
 /// Result of [`DdTarget::newton`].
@@ -79,99 +77,53 @@ impl DdNewton {
     }
 }
 
+/// `‖v‖₂` (rounded to double).
+pub fn dd_norm(v: &[Cdd]) -> f64 {
+    v.iter().map(|z| z.to_c64().norm_sqr()).sum::<f64>().sqrt()
+}
+
 impl DdTarget {
+    /// `target`: the target system as a constant homotopy ([`Homotopy::target_only`]);
     /// `None` for a Laurent system (negative exponents): not supported here.
     pub fn new(target: &Homotopy) -> Option<DdTarget> {
-        let mut equations = Vec::with_capacity(target.equations.len());
-        for eq in &target.equations {
-            let mut terms = Vec::with_capacity(eq.len());
-            for t in eq {
-                let e: Option<Vec<u32>> =
-                    t.exponents.iter().map(|&e| u32::try_from(e).ok()).collect();
-                terms.push((Cdd::from(t.coeff), e?));
-            }
-            equations.push(terms);
-        }
         Some(DdTarget {
-            nh: target.n + 1,
-            equations,
+            system: DdHomotopy::new(target)?,
         })
-    }
-
-    /// `F(y)` (n values) and `∂F/∂y` (n × nh, row-major).
-    fn eval(&self, y: &[Cdd], f: &mut [Cdd], jac: &mut [Cdd]) {
-        let nh = self.nh;
-        let one = Cdd::from(C64::new(1.0, 0.0));
-        let mut pw = vec![one; nh];
-        let mut pw_less = vec![one; nh];
-        for (k, eq) in self.equations.iter().enumerate() {
-            let mut fk = Cdd::ZERO;
-            let row = &mut jac[k * nh..(k + 1) * nh];
-            row.iter_mut().for_each(|z| *z = Cdd::ZERO);
-            for (c, e) in eq {
-                for j in 0..nh {
-                    pw_less[j] = if e[j] > 0 { y[j].powi(e[j] - 1) } else { one };
-                    pw[j] = if e[j] > 0 { pw_less[j].mul(y[j]) } else { one };
-                }
-                let mono = pw.iter().fold(*c, |a, &p| a.mul(p));
-                fk = fk.add(mono);
-                for j in 0..nh {
-                    if e[j] == 0 {
-                        continue;
-                    }
-                    let mut d = c.mul_real(Dd::from(e[j] as f64)).mul(pw_less[j]);
-                    for (i, &p) in pw.iter().enumerate() {
-                        if i != j {
-                            d = d.mul(p);
-                        }
-                    }
-                    row[j] = row[j].add(d);
-                }
-            }
-            f[k] = fk;
-        }
     }
 
     /// Projective Newton from `y0` (any scale) for at most [`DD_MAX_ITERS`] iterations;
     /// stops early when a correction is below [`DD_STEP_TOL`], exceeds [`DD_MAX_STEP`], is not
     /// finite, or shows that no quadratic convergence is coming.
     pub fn newton(&self, y0: &[C64]) -> DdNewton {
-        let nh = self.nh;
+        let nh = self.system.nh();
         let n = nh - 1;
         let s = y0.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         let mut y: Vec<Cdd> = y0.iter().map(|&z| Cdd::from(z / s)).collect();
         let patch: Vec<Cdd> = y.iter().map(|z| z.conj()).collect();
-        let mut f = vec![Cdd::ZERO; n];
-        let mut a = vec![Cdd::ZERO; nh * nh];
-        let mut b = vec![Cdd::ZERO; nh];
+        let mut v = self.system.values();
+        let (mut step, mut unused) = (vec![Cdd::ZERO; nh], vec![Cdd::ZERO; nh]);
         let mut steps = Vec::new();
         for _ in 0..DD_MAX_ITERS {
-            self.eval(&y, &mut f, &mut a[..n * nh]);
-            for k in 0..n {
-                b[k] = f[k].neg();
-            }
+            self.system.eval(&y, 0.0, None, &mut v);
             let mut on_patch = Cdd::from(C64::new(1.0, 0.0));
             for j in 0..nh {
-                a[n * nh + j] = patch[j];
                 on_patch = on_patch.sub(patch[j].mul(y[j]));
             }
-            b[n] = on_patch;
-            if !lu_solve(nh, &mut a, &mut b) {
+            if !v.solve(&patch, on_patch, false, &mut step, &mut unused) {
                 break;
             }
-            let norm = |v: &[Cdd]| v.iter().map(|z| z.to_c64().norm_sqr()).sum::<f64>().sqrt();
-            let step = norm(&b) / norm(&y);
-            if !step.is_finite() {
+            let size = dd_norm(&step) / dd_norm(&y);
+            if !size.is_finite() {
                 break;
             }
-            steps.push(step);
-            if step > DD_MAX_STEP {
+            steps.push(size);
+            if size > DD_MAX_STEP {
                 break;
             }
             for j in 0..nh {
-                y[j] = y[j].add(b[j]);
+                y[j] = y[j].add(step[j]);
             }
-            if step <= DD_STEP_TOL || stalled(&steps) {
+            if size <= DD_STEP_TOL || stalled(&steps) {
                 break;
             }
         }
@@ -182,56 +134,6 @@ impl DdTarget {
         yr.iter_mut().for_each(|z| *z /= s);
         DdNewton { y: yr, x, steps }
     }
-}
-
-/// Solves `a x = b` in place (`b` becomes `x`) by Gaussian elimination with partial pivoting
-/// after equilibrating each row by a power of two (exact); false when a pivot is zero.
-fn lu_solve(nh: usize, a: &mut [Cdd], b: &mut [Cdd]) -> bool {
-    let mag = |z: &Cdd| z.re.hi.abs().max(z.im.hi.abs());
-    for k in 0..nh {
-        let m = a[k * nh..(k + 1) * nh].iter().map(mag).fold(0.0, f64::max);
-        if m == 0.0 || !m.is_finite() {
-            return false;
-        }
-        let scale = Dd::from(2f64.powi(-(m.log2().floor() as i32)));
-        for z in &mut a[k * nh..(k + 1) * nh] {
-            *z = z.mul_real(scale);
-        }
-        b[k] = b[k].mul_real(scale);
-    }
-    for c in 0..nh {
-        let p = (c..nh)
-            .max_by(|&i, &j| mag(&a[i * nh + c]).total_cmp(&mag(&a[j * nh + c])))
-            .expect("non-empty range");
-        if mag(&a[p * nh + c]) == 0.0 {
-            return false;
-        }
-        if p != c {
-            for j in 0..nh {
-                a.swap(p * nh + j, c * nh + j);
-            }
-            b.swap(p, c);
-        }
-        let piv = a[c * nh + c];
-        for i in c + 1..nh {
-            let l = a[i * nh + c].div(piv);
-            if mag(&l) == 0.0 {
-                continue;
-            }
-            for j in c + 1..nh {
-                a[i * nh + j] = a[i * nh + j].sub(l.mul(a[c * nh + j]));
-            }
-            b[i] = b[i].sub(l.mul(b[c]));
-        }
-    }
-    for c in (0..nh).rev() {
-        let mut s = b[c];
-        for j in c + 1..nh {
-            s = s.sub(a[c * nh + j].mul(b[j]));
-        }
-        b[c] = s.div(a[c * nh + c]);
-    }
-    true
 }
 
 #[cfg(test)]

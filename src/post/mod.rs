@@ -6,9 +6,12 @@ pub mod dedup;
 
 use crate::backend::solve_directions_one;
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
+use crate::eval::dd_homotopy::DdHomotopy;
 use crate::eval::{cpu as eval_cpu, EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use crate::system::System;
+use crate::track::dd::track_near_one;
+use crate::track::path::DIVERGING;
 use crate::track::{PathEnd, TrackCode};
 use num_complex::Complex64 as C64;
 use serde::Serialize;
@@ -94,6 +97,9 @@ pub struct Refiner<'a> {
     row_weight: Vec<f64>,
     /// The target system in double-double (`None` for Laurent systems).
     dd: Option<dd_newton::DdTarget>,
+    /// The homotopy in double-double, for tracking the last stretch of a stalled path
+    /// ([`crate::track::dd`]); `None`: not done.
+    near_one: Option<DdHomotopy>,
     /// No re-tracking follows: ambiguous endpoints are settled rather than left failed.
     pub last_attempt: bool,
 }
@@ -111,10 +117,42 @@ impl<'a> Refiner<'a> {
             layout: EvalLayout::new(&target),
             tau_end,
             dd: dd_newton::DdTarget::new(&target),
+            near_one: None,
             target,
             row_weight,
             last_attempt: true,
         }
+    }
+
+    /// Paths that stall near t = 1 are tracked again from their checkpoint in double-double
+    /// on `h` (the homotopy they were tracked on; not for Laurent homotopies).
+    pub fn track_near_one(&mut self, h: &Homotopy) {
+        self.near_one = DdHomotopy::new(h);
+    }
+
+    /// The path tracked in double-double from its `checkpoint` ([`PathEnd::checkpoint`],
+    /// [`crate::track::dd`]) with its `lifts`, refined by Newton in double-double
+    /// ([`Refiner::finish_dd`]): `ep` becomes that nonsingular solution and its homogeneous
+    /// coordinates are returned.
+    fn finish_near_one(
+        &self,
+        ep: &mut Endpoint,
+        checkpoint: Option<&(f64, Vec<C64>)>,
+        lifts: Option<&[f64]>,
+    ) -> Option<Vec<C64>> {
+        let hom = self.near_one.as_ref()?;
+        let (tau0, y0) = checkpoint?;
+        let r = track_near_one(hom, lifts, y0, *tau0, self.tau_end);
+        ep.accepted += r.accepted;
+        ep.rejected += r.rejected;
+        let y = self.finish_dd(ep, &r.y)?;
+        ep.reason = Some(format!(
+            "{}; tracked from s = {:.0e} to t = 1 in double-double ({} steps)",
+            ep.reason.as_deref().unwrap_or("stalled"),
+            -tau0,
+            r.accepted + r.rejected
+        ));
+        Some(y)
     }
 
     /// Projective Newton on the target system; returns the last correction norm and the
@@ -258,6 +296,7 @@ impl<'a> Refiner<'a> {
     pub fn process(&self, end: PathEnd) -> Endpoint {
         let nh = self.layout.nh;
         let mut y = end.y;
+        let (checkpoint, lifts) = (end.checkpoint.as_ref(), end.lifts.as_deref());
         let mut ep = Endpoint {
             path: end.path,
             status: Status::Failed,
@@ -347,7 +386,15 @@ impl<'a> Refiner<'a> {
                 // s ≈ 1e-14, where |y_n| is still shrinking and the valuation looks
                 // positive; from there Newton converges (see [`dd_newton`]). A path whose
                 // Newton lands on another path's solution is re-tracked as a duplicate.
-                if let Some(refined) = self.finish_dd(&mut ep, &y) {
+                // A path that stalled (not one stopped as diverging) is then tracked again
+                // from its checkpoint in double-double (see [`crate::track::dd`]).
+                let stalled = !ep.reason.as_ref().is_some_and(|r| r.starts_with(DIVERGING));
+                let refined = self.finish_dd(&mut ep, &y).or_else(|| {
+                    stalled
+                        .then(|| self.finish_near_one(&mut ep, checkpoint, lifts))
+                        .flatten()
+                });
+                if let Some(refined) = refined {
                     y = refined;
                 } else {
                     ep.status = match v {

@@ -13,6 +13,7 @@
 //! `h·clamp(0.9 (η_target/η₁)^{1/5}, ½, 2)`; a step is rejected (h halved) when `η₁` is too
 //! large, Newton does not contract, or does not converge within the allowed iterations.
 
+pub mod dd;
 pub mod path;
 
 use crate::backend::{Backend, DirectionsOut};

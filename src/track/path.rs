@@ -21,6 +21,14 @@ pub const LOG_SWITCH_SPREAD: f64 = 30.0;
 /// In the endgame zone the switch happens whenever the coordinates are representable.
 pub const LOG_SWITCH_SPREAD_ENDGAME: f64 = 600.0;
 
+/// A path in the endgame zone that takes this many steps without halving `s = τ_end − τ`
+/// stalls: it stops, and post-processing tracks its last stretch in double-double
+/// ([`super::dd`]). Paths to chandra-12's solutions of norm 1e8 (κ ≈ 1e15) crawled at steps
+/// of 5e-19 at s = 6e-14 until the 20,000-step limit, ~5 s per path on two cores; a
+/// nonsingular path halves `s` every few steps.
+pub const STALL_STEPS: u32 = 1000;
+/// The reason of a path stopped as diverging begins with this (the others stalled).
+pub const DIVERGING: &str = "diverging";
 /// A diverging path is stopped once `s = τ_end − τ` is below this.
 pub const DIVERGENCE_S: f64 = 1e-8;
 /// Endgame samples kept per path (the newest).
@@ -81,6 +89,11 @@ pub struct PathEnd {
     pub cond: f64,
     /// `(τ, y)` samples in the endgame zone, oldest first (see [`SAMPLE_RATIO`]).
     pub samples: Vec<(f64, Vec<C64>)>,
+    /// The last accepted point `(τ, y)` on the real path with `s = −τ ≥`
+    /// [`super::dd::DD_CHECKPOINT_S`]: where a tracking in double-double starts.
+    pub checkpoint: Option<(f64, Vec<C64>)>,
+    /// The path's own lifts (see [`super::StartPoint::lifts`]).
+    pub lifts: Option<std::sync::Arc<[f64]>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,6 +123,8 @@ pub struct PathState {
     accepted: u32,
     rejected: u32,
     samples: Vec<(f64, Vec<C64>)>,
+    /// See [`PathEnd::checkpoint`].
+    checkpoint: Option<(f64, Vec<C64>)>,
     cond: f64,
     /// Affine log coordinates `z = (log x, 0)` instead of projective `y`.
     log: bool,
@@ -136,6 +151,10 @@ pub struct PathState {
     dtau: C64,
     /// Steps (accepted + rejected) when the current loop began.
     loop_began: u32,
+    /// `s = τ_end − τ` when it last halved on the real path in the endgame zone, and the
+    /// steps (accepted + rejected) taken by then (see [`STALL_STEPS`]).
+    halved_s: f64,
+    halved_at: u32,
 }
 
 fn norm(v: &[C64]) -> f64 {
@@ -185,6 +204,7 @@ impl PathState {
             accepted: 0,
             rejected: 0,
             samples: Vec::new(),
+            checkpoint: None,
             cond: 1.0,
             log: s.log,
             max_lift: s
@@ -200,6 +220,8 @@ impl PathState {
             cauchy_failed: false,
             dtau: C64::new(1.0, 0.0),
             loop_began: 0,
+            halved_s: f64::INFINITY,
+            halved_at: 0,
         }
     }
 
@@ -252,6 +274,8 @@ impl PathState {
             rejected: self.rejected,
             cond: self.cond,
             samples: std::mem::take(&mut self.samples),
+            checkpoint: self.checkpoint.take(),
+            lifts: self.lifts.clone(),
         }
     }
 
@@ -309,6 +333,7 @@ impl PathState {
     /// Starts a Cauchy round at the current point (real τ): Newton there, then the loop.
     fn enter_loop(&mut self) {
         let tau = self.tau;
+        self.halved_s = f64::INFINITY;
         match &mut self.cauchy {
             Some(c) => c.begin_round(&self.y, tau),
             None => {
@@ -661,6 +686,24 @@ impl PathState {
                             return None;
                         }
                     }
+                    if self.tau > opts.endgame_tau {
+                        let (s, steps) = (opts.tau_end - self.tau, self.accepted + self.rejected);
+                        if s <= 0.5 * self.halved_s {
+                            (self.halved_s, self.halved_at) = (s, steps);
+                        } else if steps - self.halved_at >= STALL_STEPS {
+                            let why = format!("stalled ({STALL_STEPS} steps at s = {s:.1e})");
+                            return self.stop(opts, why);
+                        }
+                    }
+                    if !self.log && opts.tau_end - self.tau >= super::dd::DD_CHECKPOINT_S {
+                        match &mut self.checkpoint {
+                            Some((t, y)) => {
+                                *t = self.tau;
+                                y.copy_from_slice(&self.y);
+                            }
+                            None => self.checkpoint = Some((self.tau, self.y.clone())),
+                        }
+                    }
                     let sampled = self.sample(opts);
                     if !self.log {
                         if let Some(c) = &self.cauchy {
@@ -681,7 +724,7 @@ impl PathState {
                     }
                     if let Some(v) = self.diverging() {
                         return Some(self.finish(TrackCode::StoppedInEndgame(format!(
-                            "diverging (valuation {v:.3})"
+                            "{DIVERGING} (valuation {v:.3})"
                         ))));
                     }
                     if self.accepted + self.rejected >= opts.max_steps {

@@ -125,6 +125,13 @@ impl Supports {
         &self.groups[self.group_of[e]]
     }
 
+    /// True when every support contains the origin (every equation has a constant term).
+    pub fn has_origin(&self) -> bool {
+        self.groups
+            .iter()
+            .all(|g| g.iter().any(|p| p.iter().all(|&a| a == 0)))
+    }
+
     /// The same supports with the origin appended to every group lacking it
     /// (`term_index` is `None` there). Used for the stable mixed volume.
     pub fn with_origin(&self) -> Supports {

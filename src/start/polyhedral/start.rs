@@ -114,15 +114,16 @@ impl Polyhedral {
     ) -> Result<Polyhedral> {
         let n = system.n();
         let base = Supports::from_system(system)?;
+        let plain = !torus && base.has_origin();
         let supports = if torus { base } else { base.with_origin() };
         let seed: u64 = rng.random();
-        // The stable lifting (origins lifted by `big`) even when every support has its
-        // constant term. A plain lifting would do there (the mixed volume then bounds the
-        // roots in C^n, Li–Wang 1996) and spares the paths the crawl through τ ≈ −1/4096
-        // where the big-lifted constants turn on (noon-7: 386k → 214k steps, chandra-10:
-        // 222k → 110k), but its other paths left 2 of chandra-10 seed 2's huge-norm
-        // solutions outside Newton's basin (issue #5's open problem): not yet.
-        let (lifting, stats) = generic_lifting(&supports, !torus, seed, threads)?;
+        // Where every support has its constant term, a plain lifting: the mixed volume
+        // then counts the roots in C^n (Li–Wang 1996) and the paths do not crawl through
+        // τ ≈ −1/4096, where the big-lifted constants of the stable lifting turn on
+        // (noon-7: 386k → 214k steps, chandra-10: 222k → 110k). Its paths to chandra-n's
+        // huge-norm solutions stall near t = 1 more often (2 of chandra-10 seed 2's), which
+        // tracking their last stretch in double-double finishes (`track::dd`).
+        let (lifting, stats) = generic_lifting(&supports, !(torus || plain), seed, threads)?;
         let r: Vec<Vec<C64>> = (0..n)
             .map(|e| {
                 supports

@@ -1,0 +1,194 @@
+//! A homotopy and its derivatives at one point in double-double arithmetic:
+//!
+//! `h_k = Σ c·y^a·e^{τω}`, `∂h_k/∂y_j = Σ c·a_j·y^{a−e_j}·e^{τω}`, `∂h_k/∂τ = Σ c·ω·y^a·e^{τω}`,
+//!
+//! for real `τ` (near t = 1, where `τω` is small) with `τω` exact in double-double and `ω`
+//! the path's own lift of the term's column (polyhedral cells) or the homotopy's. Each term
+//! keeps only its nonzero exponents, so a term costs a few products whatever `n`. Used by
+//! Newton at t = 1 ([`crate::post::dd_newton`]) and by tracking the last stretch of a path
+//! in double-double ([`crate::track::dd`]).
+
+use super::dd::{exp_tau_omega, Cdd, Dd};
+use crate::homotopy::Homotopy;
+use crate::linalg::dd_lu::lu_solve;
+use num_complex::Complex64 as C64;
+
+/// One term: coefficient, column of `Â` (for its lift), nonzero exponents `(j, a_j)`.
+struct Term {
+    coeff: Cdd,
+    column: usize,
+    exponents: Vec<(usize, u32)>,
+}
+
+/// The homotopy's terms with double-double coefficients.
+pub struct DdHomotopy {
+    n: usize,
+    nh: usize,
+    equations: Vec<Vec<Term>>,
+    /// Largest exponent of each coordinate (the powers computed per point).
+    top: Vec<u32>,
+    /// The homotopy's lift of every column.
+    lifts: Vec<f64>,
+}
+
+/// Values and derivatives at one point, and the solve's scratch.
+pub struct DdValues {
+    /// `h_k`, n values.
+    pub h: Vec<Cdd>,
+    /// `∂h_k/∂y_j`, n × nh row-major.
+    pub jac: Vec<Cdd>,
+    /// `∂h_k/∂τ`, n values.
+    pub dtau: Vec<Cdd>,
+    powers: Vec<Vec<Cdd>>,
+    a: Vec<Cdd>,
+    b: Vec<Cdd>,
+}
+
+const ONE: C64 = C64::new(1.0, 0.0);
+
+impl DdHomotopy {
+    /// `None` for a Laurent homotopy (negative exponents): not supported here.
+    pub fn new(h: &Homotopy) -> Option<DdHomotopy> {
+        let nh = h.nh();
+        let mut top = vec![0u32; nh];
+        let mut column = 0;
+        let mut equations = Vec::with_capacity(h.n);
+        for eq in &h.equations {
+            let mut terms = Vec::with_capacity(eq.len());
+            for t in eq {
+                let mut exponents = Vec::new();
+                for (j, &e) in t.exponents.iter().enumerate() {
+                    let e = u32::try_from(e).ok()?;
+                    if e > 0 {
+                        top[j] = top[j].max(e);
+                        exponents.push((j, e));
+                    }
+                }
+                terms.push(Term {
+                    coeff: Cdd::from(t.coeff),
+                    column,
+                    exponents,
+                });
+                column += 1;
+            }
+            equations.push(terms);
+        }
+        Some(DdHomotopy {
+            n: h.n,
+            nh,
+            equations,
+            top,
+            lifts: h.lifts(),
+        })
+    }
+
+    /// Homogeneous coordinates `n + 1`.
+    pub fn nh(&self) -> usize {
+        self.nh
+    }
+
+    /// Buffers for [`DdHomotopy::eval`].
+    pub fn values(&self) -> DdValues {
+        DdValues {
+            h: vec![Cdd::ZERO; self.n],
+            jac: vec![Cdd::ZERO; self.n * self.nh],
+            dtau: vec![Cdd::ZERO; self.n],
+            powers: self
+                .top
+                .iter()
+                .map(|&t| vec![Cdd::ZERO; t as usize + 1])
+                .collect(),
+            a: vec![Cdd::ZERO; self.nh * self.nh],
+            b: vec![Cdd::ZERO; self.nh * 2],
+        }
+    }
+
+    /// Values and derivatives at `(y, τ)`; `lifts`: the path's own lift row, else the
+    /// homotopy's. False where `e^{τω}` leaves double range.
+    pub fn eval(&self, y: &[Cdd], tau: f64, lifts: Option<&[f64]>, out: &mut DdValues) -> bool {
+        let nh = self.nh;
+        for (j, pw) in out.powers.iter_mut().enumerate() {
+            pw[0] = Cdd::from(ONE);
+            for e in 1..pw.len() {
+                pw[e] = if e == 1 { y[j] } else { pw[e - 1].mul(y[j]) };
+            }
+        }
+        out.jac.iter_mut().for_each(|z| *z = Cdd::ZERO);
+        for (k, eq) in self.equations.iter().enumerate() {
+            let (mut hk, mut dk) = (Cdd::ZERO, Cdd::ZERO);
+            for t in eq {
+                let om = lifts.map_or(self.lifts[t.column], |l| l[t.column]);
+                let c = if om == 0.0 || tau == 0.0 {
+                    t.coeff
+                } else {
+                    match exp_tau_omega(C64::new(tau, 0.0), om) {
+                        Some(e) => t.coeff.mul(e),
+                        None => return false,
+                    }
+                };
+                let mono = t
+                    .exponents
+                    .iter()
+                    .fold(c, |m, &(j, e)| m.mul(out.powers[j][e as usize]));
+                hk = hk.add(mono);
+                if om != 0.0 {
+                    dk = dk.add(mono.mul_real(Dd::from(om)));
+                }
+                for (i, &(j, e)) in t.exponents.iter().enumerate() {
+                    let mut d = c.mul_real(Dd::from(e as f64));
+                    for (l, &(jj, ee)) in t.exponents.iter().enumerate() {
+                        let p = if l == i { ee - 1 } else { ee };
+                        if p > 0 {
+                            d = d.mul(out.powers[jj][p as usize]);
+                        }
+                    }
+                    out.jac[k * nh + j] = out.jac[k * nh + j].add(d);
+                }
+            }
+            out.h[k] = hk;
+            out.dtau[k] = dk;
+        }
+        true
+    }
+}
+
+impl DdValues {
+    /// Solves `[∂H/∂y; ℓ] [N E] = [−H  −∂H/∂τ; r  0]` (the Newton step `N` on the patch
+    /// `ℓ·(y + N) = ℓ·y + r`, and with `euler` the Euler direction `E = dy/dτ`, `ℓ·E = 0`) by
+    /// [`lu_solve`]; false when the matrix is singular.
+    pub fn solve(
+        &mut self,
+        patch: &[Cdd],
+        r: Cdd,
+        euler: bool,
+        newton_out: &mut [Cdd],
+        euler_out: &mut [Cdd],
+    ) -> bool {
+        let nh = patch.len();
+        let n = nh - 1;
+        let k = if euler { 2 } else { 1 };
+        let (a, b) = (&mut self.a, &mut self.b);
+        a[..n * nh].copy_from_slice(&self.jac);
+        a[n * nh..].copy_from_slice(patch);
+        for i in 0..n {
+            b[i * k] = self.h[i].neg();
+            if euler {
+                b[i * k + 1] = self.dtau[i].neg();
+            }
+        }
+        b[n * k] = r;
+        if euler {
+            b[n * k + 1] = Cdd::ZERO;
+        }
+        if !lu_solve(nh, k, a, &mut b[..nh * k]) {
+            return false;
+        }
+        for j in 0..nh {
+            newton_out[j] = b[j * k];
+            if euler {
+                euler_out[j] = b[j * k + 1];
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,288 @@
+//! Tracking the last stretch of a path, near t = 1, in double-double.
+//!
+//! A path towards a nonsingular solution of condition κ passes a branch point of the
+//! homotopy within about 1/κ of t = 1 (a perturbation of relative size 1/κ makes the
+//! solution a double root). Chandra-n's solutions of norm 1e7–1e8 have κ ≈ 1e10–1e18: their
+//! paths still move by O(1) at s = −τ ≈ 1e-13, where a double Jacobian (error κ·ε) and
+//! double coefficients `e^{τω}` (which resolve s only to ~1e-16 relative to 1) no longer
+//! resolve them, so the double tracker's steps underflow there, outside Newton's basin.
+//! Here the same predictor–corrector runs on one path with every quantity in double-double
+//! ([`DdHomotopy`]: values, Jacobian, `∂H/∂τ`, `e^{τω}`; LU with partial pivoting), from a
+//! point the double tracker saved while it was still reliable ([`DD_CHECKPOINT_S`]) to
+//! τ = 0:
+//!
+//! * the start point is refined by Newton at its τ;
+//! * predictor: classical RK4 on `dy/dτ = E(y, τ)`, `[∂H/∂y; y*] E = [−∂H/∂τ; 0]`;
+//! * corrector: Newton `[∂H/∂y; y*] N = [−H; 0]` at the new τ, at most
+//!   [`DD_CORRECTOR_ITERS`] iterations, each at most half the last, converged below
+//!   [`DD_CORRECTOR_TOL`] (or stalled below [`DD_NOISE`], the rounding level κ·1e-32 of an
+//!   ill-conditioned point); rejected (h halved) when the first correction exceeds
+//!   [`DD_ETA_MAX`];
+//! * step size: `h·clamp(0.9 (η_target/η₁)^{1/5}, ½, 2)` with `η_target` =
+//!   [`DD_ETA_TARGET`], the last step landing on τ = 0; the path stops when `h` falls below
+//!   [`DD_H_MIN_REL`]·|τ| (τ itself is a double) or after [`DD_MAX_STEPS`] steps.
+//!
+//! Deterministic: the same start point gives the same result.
+
+use crate::eval::dd::{Cdd, Dd};
+use crate::eval::dd_homotopy::{DdHomotopy, DdValues};
+use crate::post::dd_newton::dd_norm;
+use num_complex::Complex64 as C64;
+
+/// The double tracker keeps its last point with `s = −τ ≥` this as the start of a tracking
+/// in double-double (measured on chandra-10/11: the condition estimate is below 1e8 there
+/// and the paths that stall do so at s ≈ 1e-14…1e-11).
+pub const DD_CHECKPOINT_S: f64 = 1e-8;
+/// Target size of the first Newton correction (predictor error), relative to ‖y‖ = 1.
+pub const DD_ETA_TARGET: f64 = 1e-8;
+/// A step whose first correction exceeds this is rejected.
+pub const DD_ETA_MAX: f64 = 1e-5;
+/// Newton converged when a correction is below this.
+pub const DD_CORRECTOR_TOL: f64 = 1e-20;
+/// A correction below this that does not halve is the rounding level: converged.
+pub const DD_NOISE: f64 = 1e-13;
+/// Newton iterations per step.
+pub const DD_CORRECTOR_ITERS: u32 = 4;
+/// Newton iterations to refine the start point.
+pub const DD_REFINE_ITERS: u32 = 8;
+/// Smallest step relative to |τ|: τ is a double, resolved to ~1e-16·|τ|.
+pub const DD_H_MIN_REL: f64 = 1e-12;
+/// Steps (accepted + rejected) before giving up.
+pub const DD_MAX_STEPS: u32 = 4000;
+
+/// How a tracking in double-double ended.
+#[derive(Clone, Debug)]
+pub struct DdTrackEnd {
+    /// Unit-norm homogeneous coordinates at `tau` (rounded).
+    pub y: Vec<C64>,
+    pub tau: f64,
+    /// τ = 0 reached.
+    pub reached: bool,
+    pub accepted: u32,
+    pub rejected: u32,
+    /// Why it stopped short (empty when `reached`).
+    pub reason: String,
+}
+
+/// One path's state: the point, its Euler direction, the buffers.
+struct DdPath<'a> {
+    hom: &'a DdHomotopy,
+    lifts: Option<&'a [f64]>,
+    v: DdValues,
+    euler: Vec<Cdd>,
+    newton: Vec<Cdd>,
+}
+
+impl DdPath<'_> {
+    /// Euler direction and Newton step at `(y, τ)` on the patch `y*·Δ = 0` (‖y‖ = 1 up to
+    /// rounding); false when the evaluation or the solve fails.
+    fn directions(&mut self, y: &[Cdd], tau: f64) -> bool {
+        let patch: Vec<Cdd> = y.iter().map(|z| z.conj()).collect();
+        self.hom.eval(y, tau, self.lifts, &mut self.v)
+            && self
+                .v
+                .solve(&patch, Cdd::ZERO, true, &mut self.newton, &mut self.euler)
+            && self
+                .newton
+                .iter()
+                .chain(&self.euler)
+                .all(|z| z.to_c64().norm().is_finite())
+    }
+
+    /// Newton at τ from `y` (updated in place, normalized): at most `iters` corrections,
+    /// each at most half the last; returns the first correction on convergence, `None` when
+    /// it did not converge. The Euler direction of the last solve is left in `self.euler`.
+    fn correct(&mut self, y: &mut [Cdd], tau: f64, iters: u32) -> Option<f64> {
+        let (mut first, mut last) = (f64::NAN, f64::INFINITY);
+        for it in 0..iters {
+            if !self.directions(y, tau) {
+                return None;
+            }
+            let eta = dd_norm(&self.newton);
+            if it == 0 {
+                first = eta;
+            } else if eta > 0.5 * last && eta > DD_NOISE {
+                return None;
+            }
+            for (a, b) in y.iter_mut().zip(&self.newton) {
+                *a = a.add(*b);
+            }
+            normalize(y);
+            if eta <= DD_CORRECTOR_TOL || (it > 0 && eta > 0.5 * last) {
+                // Converged, or stalled at the rounding level: the Euler direction at the
+                // corrected point for the next step.
+                return self.directions(y, tau).then_some(first);
+            }
+            last = eta;
+        }
+        None
+    }
+}
+
+/// `y / ‖y‖` in double-double (the norm rounded to double is exact enough for a scale).
+fn normalize(y: &mut [Cdd]) {
+    let s = dd_norm(y);
+    if s > 0.0 && s.is_finite() {
+        let inv = Dd::from(1.0).div_f64(s);
+        y.iter_mut().for_each(|z| *z = z.mul_real(inv));
+    }
+}
+
+/// Tracks the path through `(y0, tau0)` (any scale) to `tau_end` in double-double;
+/// `lifts`: the path's own lift row, else the homotopy's.
+pub fn track_near_one(
+    hom: &DdHomotopy,
+    lifts: Option<&[f64]>,
+    y0: &[C64],
+    tau0: f64,
+    tau_end: f64,
+) -> DdTrackEnd {
+    let nh = hom.nh();
+    let mut y: Vec<Cdd> = y0.iter().map(|&z| Cdd::from(z)).collect();
+    normalize(&mut y);
+    let mut p = DdPath {
+        hom,
+        lifts,
+        v: hom.values(),
+        euler: vec![Cdd::ZERO; nh],
+        newton: vec![Cdd::ZERO; nh],
+    };
+    let (mut tau, mut accepted, mut rejected) = (tau0, 0u32, 0u32);
+    let end = |y: &[Cdd], tau: f64, accepted, rejected, reason: &str| DdTrackEnd {
+        y: {
+            let mut r: Vec<C64> = y.iter().map(|z| z.to_c64()).collect();
+            let s = r.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+            r.iter_mut().for_each(|z| *z /= s);
+            r
+        },
+        tau,
+        reached: reason.is_empty(),
+        accepted,
+        rejected,
+        reason: reason.to_string(),
+    };
+    if p.correct(&mut y, tau, DD_REFINE_ITERS).is_none() {
+        return end(
+            &y,
+            tau,
+            0,
+            0,
+            "start point did not converge in double-double",
+        );
+    }
+    let mut h = 0.1 * (tau_end - tau);
+    let mut k: [Vec<Cdd>; 4] = std::array::from_fn(|_| vec![Cdd::ZERO; nh]);
+    k[0].copy_from_slice(&p.euler);
+    let mut stage = vec![Cdd::ZERO; nh];
+    while tau < tau_end {
+        if accepted + rejected >= DD_MAX_STEPS {
+            return end(
+                &y,
+                tau,
+                accepted,
+                rejected,
+                "too many steps in double-double",
+            );
+        }
+        if h < DD_H_MIN_REL * tau.abs() {
+            return end(
+                &y,
+                tau,
+                accepted,
+                rejected,
+                "step size underflow in double-double",
+            );
+        }
+        let h_try = h.min(tau_end - tau);
+        // RK4 on dy/dτ = E(y, τ); k1 is the Euler direction at the accepted point.
+        let mut ok = true;
+        for (s, c) in [(1usize, 0.5), (2, 0.5), (3, 1.0)] {
+            let w = Dd::from(c * h_try);
+            for j in 0..nh {
+                stage[j] = y[j].add(k[s - 1][j].mul_real(w));
+            }
+            if !p.directions(&stage, tau + c * h_try) {
+                ok = false;
+                break;
+            }
+            k[s].copy_from_slice(&p.euler);
+        }
+        let tau_new = if h_try == tau_end - tau {
+            tau_end
+        } else {
+            tau + h_try
+        };
+        let mut yc = y.clone();
+        let first = ok
+            .then(|| {
+                let w = Dd::from(h_try / 6.0);
+                for j in 0..nh {
+                    let sum = k[0][j].add(k[1][j].add(k[2][j]).mul_real(Dd::from(2.0)));
+                    yc[j] = y[j].add(sum.add(k[3][j]).mul_real(w));
+                }
+                p.correct(&mut yc, tau_new, DD_CORRECTOR_ITERS)
+            })
+            .flatten();
+        match first {
+            Some(eta) if eta <= DD_ETA_MAX => {
+                accepted += 1;
+                y = yc;
+                tau = tau_new;
+                let factor = (0.9 * (DD_ETA_TARGET / eta.max(1e-300)).powf(0.2)).clamp(0.5, 2.0);
+                h = h_try * factor;
+                k[0].copy_from_slice(&p.euler);
+            }
+            _ => {
+                rejected += 1;
+                h = 0.5 * h_try;
+            }
+        }
+    }
+    end(&y, tau, accepted, rejected, "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::homotopy::Homotopy;
+
+    /// `a(t)·x² + x − 1` with `a(t) = (1 − t) + ε·t²` (columns `x²·e^{0τ}`, `−x²·e^{τ}`,
+    /// `ε·x²·e^{2τ}`: no coefficient is rounded, so `a(1) = ε` exactly): the large root
+    /// `x ≈ −1/a(t)` reaches norm 1e12 at t = 1 (`y_n` ≈ 1e-12 projectively). Tracked from
+    /// s = 1e-6 in double-double, the endpoint is the root of `εx² + x − 1` to full double
+    /// accuracy.
+    #[test]
+    fn reaches_a_root_of_huge_norm_to_full_accuracy() {
+        let eps = 1e-12;
+        let one = C64::new(1.0, 0.0);
+        let h = Homotopy::from_affine_terms(
+            1,
+            vec![vec![
+                (one, vec![2], 0.0),
+                (-one, vec![2], 1.0),
+                (C64::new(eps, 0.0), vec![2], 2.0),
+                (one, vec![1], 0.0),
+                (-one, vec![0], 0.0),
+            ]],
+        );
+        let dd = DdHomotopy::new(&h).expect("polynomial");
+        let tau0 = -1e-6f64;
+        let t = tau0.exp();
+        let a = (1.0 - t) + eps * t * t;
+        // The large root of a·x² + x − 1 at τ₀, as y = (1, 1/x) ∝ (x, 1).
+        let x0 = (-1.0 - (1.0 + 4.0 * a).sqrt()) / (2.0 * a);
+        let r = track_near_one(
+            &dd,
+            None,
+            &[C64::new(1.0, 0.0), C64::new(1.0 / x0, 0.0)],
+            tau0,
+            0.0,
+        );
+        assert!(r.reached, "{}", r.reason);
+        assert_eq!(r.tau, 0.0);
+        let x = r.y[0] / r.y[1];
+        let exact = (-1.0 - (1.0 + 4.0 * eps).sqrt()) / (2.0 * eps);
+        assert!(((x - exact) / exact).norm() < 1e-14, "{x} vs {exact}");
+        assert!(r.accepted < 200, "{} steps", r.accepted);
+    }
+}
