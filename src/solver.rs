@@ -156,6 +156,7 @@ pub fn solve(
                      obs: &mut dyn Observer| {
         let mut on_end = |end| {
             refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
+            refiner.retracking = attempt > 0;
             let mut e = refiner.process(end);
             e.attempt = attempt;
             tally.add(&e);

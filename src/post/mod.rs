@@ -102,6 +102,9 @@ pub struct Refiner<'a> {
     near_one: Option<DdHomotopy>,
     /// No re-tracking follows: ambiguous endpoints are settled rather than left failed.
     pub last_attempt: bool,
+    /// The paths are being re-tracked (recovery rounds): a path stopped in the endgame zone
+    /// is tracked in double-double from its checkpoint before Newton is tried.
+    pub retracking: bool,
 }
 
 impl<'a> Refiner<'a> {
@@ -121,6 +124,7 @@ impl<'a> Refiner<'a> {
             target,
             row_weight,
             last_attempt: true,
+            retracking: false,
         }
     }
 
@@ -387,13 +391,22 @@ impl<'a> Refiner<'a> {
                 // positive; from there Newton converges (see [`dd_newton`]). A path whose
                 // Newton lands on another path's solution is re-tracked as a duplicate.
                 // A path that stalled (not one stopped as diverging) is then tracked again
-                // from its checkpoint in double-double (see [`crate::track::dd`]).
+                // from its checkpoint in double-double (see [`crate::track::dd`]). When the
+                // path is being re-tracked (it shared its solution with another path, or
+                // failed), the tracking in double-double comes first, for diverging paths
+                // too: on chandra-13 Newton from a stalled point near several huge-norm
+                // solutions (all close to one point at infinity) landed on a neighbour's.
                 let stalled = !ep.reason.as_ref().is_some_and(|r| r.starts_with(DIVERGING));
-                let refined = self.finish_dd(&mut ep, &y).or_else(|| {
-                    stalled
-                        .then(|| self.finish_near_one(&mut ep, checkpoint, lifts))
-                        .flatten()
-                });
+                let refined = if self.retracking {
+                    self.finish_near_one(&mut ep, checkpoint, lifts)
+                        .or_else(|| self.finish_dd(&mut ep, &y))
+                } else {
+                    self.finish_dd(&mut ep, &y).or_else(|| {
+                        stalled
+                            .then(|| self.finish_near_one(&mut ep, checkpoint, lifts))
+                            .flatten()
+                    })
+                };
                 if let Some(refined) = refined {
                     y = refined;
                 } else {
