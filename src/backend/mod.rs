@@ -37,10 +37,11 @@ pub trait Backend: Send {
 }
 
 /// Copies the rows of one point's extended Jacobian into the direction system
-/// `a = [∂H/∂y; y*]` (N×N, column-major as [`crate::linalg::small::qr_solve`] takes it) and `b = [−∂H/∂τ  −H; 0 0]` (N×2), equilibrating each equation
-/// row by its largest `|∂h_k/∂y_j|` (row scaling changes neither solution nor directions,
-/// and keeps the QR accurate when a coordinate tends to 0 and `∂h/∂y_j = ∂h/∂z_j / y_j`
-/// dwarfs the rest of the row).
+/// `a = [∂H/∂y; y*]` (N×N, column-major as [`crate::linalg::small::qr_solve`] takes it)
+/// and `b = [−∂H/∂τ  −H; 0 0]` (N×2), equilibrating each equation row by its largest
+/// `|∂h_k/∂y_j|` (row scaling changes neither solution nor directions, and keeps the QR
+/// accurate when a coordinate tends to 0 and `∂h/∂y_j = ∂h/∂z_j / y_j` dwarfs the rest of
+/// the row).
 ///
 /// In log mode (`log = true`) the rows hold `∂h_k/∂z_j`, the homogenizing coordinate is fixed
 /// (`z_n = 0`: affine log coordinates) and the last row is `e_nᵀ` instead of `y*`.

@@ -271,6 +271,12 @@ fn key_for(dev: &Device, sh: &Shape, complex: bool, opts: &GpuPermOptions, unit:
     }
 }
 
+/// Whether the unit-column kernel is asked for: real matrices, W ≥ 2, option on (the
+/// matrix must also have a zero-free column, see [`unit_column`]).
+fn unit_asked(sh: &Shape, complex: bool, opts: &GpuPermOptions) -> bool {
+    opts.unit_column && !complex && sh.s >= 1
+}
+
 fn min_blocks(opts: &GpuPermOptions, complex: bool) -> u32 {
     opts.min_blocks.unwrap_or(if complex { 1 } else { 2 })
 }
@@ -281,8 +287,11 @@ fn min_blocks(opts: &GpuPermOptions, complex: bool) -> u32 {
 /// zero-free column gets).
 pub fn warm_up(dev: &Device, n: usize, complex: bool, opts: &GpuPermOptions) -> Result<()> {
     let sh = shape(n, complex, opts)?;
-    let unit = opts.unit_column && !complex && sh.s >= 1;
-    kernel(dev, key_for(dev, &sh, complex, opts, unit)).map(|_| ())
+    kernel(
+        dev,
+        key_for(dev, &sh, complex, opts, unit_asked(&sh, complex, opts)),
+    )
+    .map(|_| ())
 }
 
 /// Runs the Gray-code sum on the device; returns S = Σ_g (−1)^|g| Π_i v_i(g) as (re, im).
@@ -400,13 +409,15 @@ fn unit_column(m: &DMatrix<f64>) -> Option<(GraySum<f64>, f64, i32)> {
     let row_max: Vec<f64> = (0..n)
         .map(|i| (0..n).map(|k| m[(i, k)].abs()).fold(0.0, f64::max))
         .collect();
-    let quality = |j: usize| {
-        (0..n)
-            .map(|i| m[(i, j)].abs() / row_max[i])
-            .fold(f64::INFINITY, f64::min)
-    };
-    let j = (0..n).max_by(|&a, &b| quality(a).total_cmp(&quality(b)))?;
-    let q = quality(j);
+    let quality: Vec<f64> = (0..n)
+        .map(|j| {
+            (0..n)
+                .map(|i| m[(i, j)].abs() / row_max[i])
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let j = (0..n).max_by(|&a, &b| quality[a].total_cmp(&quality[b]))?;
+    let q = quality[j];
     if q.is_nan() || q <= 0.0 {
         return None;
     }
@@ -494,8 +505,7 @@ pub fn permanent_f64_cuda(dev: &Device, a: &DMatrix<f64>, opts: &GpuPermOptions)
     if n == 0 {
         return Ok(factor);
     }
-    let sh = shape(n, false, opts)?;
-    if opts.unit_column && sh.s >= 1 {
+    if unit_asked(&shape(n, false, opts)?, false, opts) {
         if let Some((gs, mant, exp)) = unit_column(&m) {
             let (s, _) = gray_sum(dev, &gs, |x| x, |_| 0.0, false, opts, true)?;
             return Ok(factor * scale_by_power_of_two(s * mant, exp + 1 - n as i32));
