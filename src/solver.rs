@@ -276,6 +276,7 @@ impl Start {
                     tau: tau_start,
                     log: false,
                     lifts: None,
+                    steps: (0, 0),
                 };
                 let mut starts: Box<dyn Iterator<Item = StartPoint>> = match &only {
                     None => Box::new((0..td.path_count() as u64).map(point)),
@@ -300,6 +301,7 @@ impl Start {
                         tau: tau_start,
                         log: false,
                         lifts: None,
+                        steps: (0, 0),
                     });
                 track_all(backend, &m.homotopy, tracker, &mut starts, on_end)?;
             }

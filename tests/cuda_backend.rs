@@ -828,3 +828,54 @@ fn polyhedral_solve_times() {
         eprintln!("  cuda kernels: {}", g.kernel_report());
     }
 }
+
+/// Resident tracking (the whole step loop on the device, `track::resident`) against the
+/// round-by-round GPU tracker and the CPU backend, polyhedral start, on the list:
+/// katsura-8, cyclic-7, noon-6, eco-10, chandra-10. All three find the known number of
+/// verified solutions, the same ones (within max(1e-8, 1e-13·κ)), and no failed path.
+#[test]
+fn resident_tracking_matches_round_tracking_and_the_cpu_backend() {
+    let Some(mut g) = gpu() else { return };
+    let mut cpu = CpuBackend::new(0).unwrap();
+    for (name, nonsingular) in [
+        ("katsura8", 256u64),
+        ("cyclic7", 924),
+        ("noon6", 717),
+        ("eco10", 256),
+        ("chandra10", 512),
+    ] {
+        let sys = shipped(name);
+        let mut opts = SolveOptions {
+            seed: 1,
+            start: StartKind::Polyhedral,
+            ..Default::default()
+        };
+        let (cs, ce) = pathtrack::solver::solve_collect(&sys, &opts, &mut cpu).unwrap();
+        opts.tracker.batch = pathtrack::cli::solve::CUDA_BATCH;
+        g.set_resident(true);
+        let (rs, re) = pathtrack::solver::solve_collect(&sys, &opts, &mut g).unwrap();
+        g.set_resident(false);
+        let (gs, ge) = pathtrack::solver::solve_collect(&sys, &opts, &mut g).unwrap();
+        g.set_resident(true);
+        for (what, s) in [("cpu", &cs), ("cuda resident", &rs), ("cuda rounds", &gs)] {
+            eprintln!(
+                "{name}: {what}: {} nonsingular / {} singular / {} at inf / {} failed, {} retracked, in {:.2} s",
+                s.nonsingular, s.singular, s.at_infinity, s.failed, s.retracked, s.seconds
+            );
+        }
+        report_differences(name, &ce, &re);
+        for (what, e) in [("cpu", &ce), ("cuda resident", &re), ("cuda rounds", &ge)] {
+            assert_eq!(distinct_verified(e), nonsingular, "{name}: {what}");
+        }
+        assert_eq!(rs.failed, 0, "{name}: resident failed paths");
+        assert_eq!(rs.paths, re.len() as u64);
+        let w1 =
+            covered_cond(&ce, &re, 1e-8).unwrap_or_else(|m| panic!("{name}: cpu→resident: {m}"));
+        let w2 =
+            covered_cond(&re, &ce, 1e-8).unwrap_or_else(|m| panic!("{name}: resident→cpu: {m}"));
+        eprintln!(
+            "{name}: largest distance {:.2e} of its tolerance",
+            w1.max(w2)
+        );
+    }
+}

@@ -29,6 +29,7 @@ fn log_coordinate_start_reaches_the_same_endpoints() {
                 tau: -16.0,
                 log,
                 lifts: None,
+                steps: (0, 0),
             }
         });
         let mut ends = Vec::new();

@@ -34,6 +34,12 @@ pub trait Backend: Send {
     /// coordinates `z` (N entries, `z_n = 0`), and its directions are `dz/dτ` and the Newton
     /// step in `z`, with the last entry 0 (see [`fill_direction_system`]).
     fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()>;
+    /// Resident slots where whole paths are tracked ([`crate::track::resident`]), when the
+    /// backend has them and they are switched on; `None`: the tracker's rounds go through
+    /// [`Backend::directions`].
+    fn resident(&mut self) -> Option<&mut dyn crate::track::resident::ResidentTracker> {
+        None
+    }
 }
 
 /// Copies the rows of one point's extended Jacobian into the direction system

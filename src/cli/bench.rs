@@ -31,6 +31,17 @@ pub enum BenchWhat {
         seed: u64,
         #[arg(long, value_enum, default_value = "polyhedral")]
         start: crate::solver::StartKind,
+        /// Where our paths are tracked (the GPU tracks 65,536 paths at once unless
+        /// `--batch` says otherwise).
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: super::solve::BackendKind,
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+        /// Resident slots (see `solve --resident`).
+        #[arg(long, action = clap::ArgAction::Set)]
+        resident: Option<bool>,
+        #[arg(long)]
+        batch: Option<usize>,
     },
     /// Mixed cells: mixed volume, cells, homotopy steps, wall and CPU seconds per system,
     /// beside `gfan _mixedvolume -j THREADS` when gfan is on PATH (docs/mixed-cells.md).
@@ -159,10 +170,30 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             threads,
             seed,
             start,
+            backend,
+            device,
+            resident,
+            batch,
         } => {
             let path = std::env::var_os("PATH");
-            super::solve_bench::bench_solve(systems, *threads, *seed, *start, path.as_deref())
-                .map(|_| 0)
+            let mut b = super::solve::make_backend(
+                *backend,
+                *device,
+                crate::backend::cuda::EvalMethod::Fused,
+                *threads,
+                *resident,
+            )?;
+            let batch = batch.or((b.name() == "cuda").then_some(super::solve::CUDA_BATCH));
+            super::solve_bench::bench_solve(
+                systems,
+                *threads,
+                *seed,
+                *start,
+                path.as_deref(),
+                b.as_mut(),
+                batch,
+            )
+            .map(|_| 0)
         }
         BenchWhat::Eval {
             systems,

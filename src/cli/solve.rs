@@ -53,6 +53,11 @@ pub struct SolveArgs {
     /// CPU threads (0: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Track whole paths in resident slots: on the GPU the whole step loop stays on the
+    /// device and only endgame-zone trouble comes back to the host (default on the GPU);
+    /// on the CPU the same step machine runs on the host (default off; for comparisons).
+    #[arg(long, action = clap::ArgAction::Set)]
+    pub resident: Option<bool>,
     /// Paths tracked at once (default 4096 on the CPU, 65536 on the GPU).
     #[arg(long)]
     pub batch: Option<usize>,
@@ -93,7 +98,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         opts.tracker.batch = b;
     }
-    let mut backend = make_backend(a.backend, a.device, a.cuda_eval, a.threads)?;
+    let mut backend = make_backend(a.backend, a.device, a.cuda_eval, a.threads, a.resident)?;
     if a.batch.is_none() && backend.name() == "cuda" {
         opts.tracker.batch = CUDA_BATCH;
     }
@@ -135,20 +140,30 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
 pub const CUDA_BATCH: usize = 65536;
 
 /// The backend `--backend` asks for: `cuda` must open the GPU (else `Error::Cuda`, exit 2);
-/// `auto` falls back to the CPU with a one-line notice on stderr.
+/// `auto` falls back to the CPU with a one-line notice on stderr. `resident`: resident
+/// slots ([`crate::track::resident`]; `None`: on for the GPU, off for the CPU).
 pub fn make_backend(
     kind: BackendKind,
     device: usize,
     eval: EvalMethod,
     threads: usize,
+    resident: Option<bool>,
 ) -> Result<Box<dyn Backend>> {
     let cuda = || -> Result<Box<dyn Backend>> {
         let mut b = CudaBackend::new(device)?;
         b.set_eval_method(eval);
+        b.set_resident(resident.unwrap_or(true));
         Ok(Box::new(b))
     };
+    let cpu = || -> Result<Box<dyn Backend>> {
+        Ok(if resident == Some(true) {
+            Box::new(crate::track::resident::host::HostResident::new(threads)?)
+        } else {
+            Box::new(CpuBackend::new(threads)?)
+        })
+    };
     match kind {
-        BackendKind::Cpu => Ok(Box::new(CpuBackend::new(threads)?)),
+        BackendKind::Cpu => cpu(),
         BackendKind::Cuda => cuda().map_err(|e| match e {
             Error::Cuda(m) => Error::Cuda(format!("--backend cuda: {m}")),
             other => other,
@@ -157,7 +172,7 @@ pub fn make_backend(
             Ok(b) => Ok(b),
             Err(e) => {
                 eprintln!("pathtrack: no usable GPU ({e}); tracking on the CPU");
-                Ok(Box::new(CpuBackend::new(threads)?))
+                cpu()
             }
         },
     }

@@ -6,7 +6,7 @@
 use super::bench::system_by_name;
 use super::external::find_program;
 use super::phc::{self, PhcSolve};
-use crate::backend::cpu::CpuBackend;
+use crate::backend::Backend;
 use crate::error::Result;
 use crate::report::Summary;
 use crate::solver::{solve, SolveOptions, StartKind};
@@ -20,19 +20,29 @@ pub struct SolveRow {
     pub phc: Option<std::result::Result<PhcSolve, String>>,
 }
 
-/// Solves every system (names of families with a size, or files) on the CPU backend with
-/// `threads` threads (0: all cores) and, when `phc` is found in `path`, with
-/// `phc -b -tT` on as many threads; prints the table and returns its rows.
+/// Solves every system (names of families with a size, or files) on `backend` (`threads`
+/// host threads, 0: all cores; `batch` paths at once, `None`: the default) and, when `phc`
+/// is found in `path`, with `phc -b -tT` on as many threads; prints the table and returns
+/// its rows.
+#[allow(clippy::too_many_arguments)]
 pub fn bench_solve(
     systems: &[String],
     threads: usize,
     seed: u64,
     start: StartKind,
     path: Option<&OsStr>,
+    backend: &mut dyn Backend,
+    batch: Option<usize>,
 ) -> Result<Vec<SolveRow>> {
-    let mut backend = CpuBackend::new(threads)?;
-    let t = backend.threads();
-    println!("# pathtrack bench solve (backend cpu, {t} threads, seed {seed})");
+    let t = if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    };
+    println!(
+        "# pathtrack bench solve (backend {}, {t} host threads, seed {seed})",
+        backend.name()
+    );
     let phc_path = find_program("phc", path);
     match &phc_path {
         Some(p) => println!(
@@ -56,16 +66,19 @@ pub fn bench_solve(
     let mut rows = Vec::new();
     for name in systems {
         let sys = system_by_name(name)?;
-        let opts = SolveOptions {
+        let mut opts = SolveOptions {
             seed,
             start,
             threads,
             ..Default::default()
         };
+        if let Some(b) = batch {
+            opts.tracker.batch = b;
+        }
         let s = solve(
             &sys,
             &opts,
-            &mut backend,
+            backend,
             &mut |_: &crate::post::Endpoint| Ok(()),
         )?;
         print!(
@@ -136,6 +149,8 @@ mod tests {
             1,
             StartKind::Polyhedral,
             Some(path),
+            &mut crate::backend::cpu::CpuBackend::new(1).unwrap(),
+            None,
         )
         .unwrap();
         assert_eq!(rows.len(), 1);

@@ -144,6 +144,22 @@ impl Device {
             .map_err(|e| cuda_err("cuMemcpyHtoDAsync", e))
     }
 
+    /// Copies `src` to byte `offset` of `dst` (stream-ordered; `src` may be reused on return).
+    pub fn htod_at<T>(&self, dst: &DBuf, offset: usize, src: &[T]) -> Result<()> {
+        let n = std::mem::size_of_val(src);
+        if offset + n > dst.bytes {
+            return Err(Error::Internal(format!(
+                "host→device copy of {n} bytes at {offset} into {}",
+                dst.bytes
+            )));
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        unsafe { dr::memcpy_htod_async(dst.ptr + offset as u64, src, self.stream.cu_stream()) }
+            .map_err(|e| cuda_err("cuMemcpyHtoDAsync", e))
+    }
+
     /// Copies the start of `src` into `dst` and waits for it.
     pub fn dtoh<T>(&self, dst: &mut [T], src: &DBuf) -> Result<()> {
         let n = std::mem::size_of_val(dst);

@@ -207,6 +207,21 @@ struct Record {
     rank: Option<usize>,
     /// Refined by Newton in double-double: accurate to full double precision.
     refined_dd: bool,
+    /// At infinity without a clean divergence: the path stalled, or Newton did not converge
+    /// where it stopped (see [`weak_infinity`]).
+    weak_infinity: bool,
+}
+
+/// An endpoint put at infinity on weak evidence: the path did not stop as diverging (a
+/// stable positive valuation of the homogenizing coordinate, or a point with `|y_n|` below
+/// the infinity tolerance) but stalled, or Newton at t = 1 did not converge from where it
+/// stopped. A path towards a solution of huge norm looks like that (chandra-13: one path
+/// stalled at s = 6e-18 near a solution of norm 1e8); such paths are re-tracked.
+pub fn weak_infinity(e: &Endpoint) -> bool {
+    e.status == Status::AtInfinity
+        && e.reason
+            .as_ref()
+            .is_some_and(|r| !r.starts_with(crate::track::path::DIVERGING))
 }
 
 /// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
@@ -263,6 +278,7 @@ impl Tally {
             condition: e.condition,
             rank: e.rank,
             refined_dd: e.refined_dd,
+            weak_infinity: weak_infinity(e),
         };
         match self.index.get(&e.path) {
             Some(&i) => self.records[i] = r,
@@ -330,8 +346,9 @@ impl Tally {
             .collect()
     }
 
-    /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
-    /// paths that failed: the candidates for re-tracking.
+    /// Paths whose nonsingular endpoint is shared with another path (path jumping), paths
+    /// that failed, and paths put at infinity on weak evidence ([`weak_infinity`]): the
+    /// candidates for re-tracking.
     pub fn suspects(&self) -> Vec<u64> {
         let mut out: Vec<u64> = self
             .solutions()
@@ -342,7 +359,7 @@ impl Tally {
         out.extend(
             self.records
                 .iter()
-                .filter(|r| r.status == Status::Failed)
+                .filter(|r| r.status == Status::Failed || r.weak_infinity)
                 .map(|r| r.path),
         );
         out.sort_unstable();

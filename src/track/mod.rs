@@ -15,6 +15,7 @@
 
 pub mod dd;
 pub mod path;
+pub mod resident;
 
 use crate::backend::{Backend, DirectionsOut};
 use crate::error::Result;
@@ -104,6 +105,9 @@ pub struct StartPoint {
     /// The path's own lifts (one per column of the homotopy's `Â`), shared by the paths of
     /// one polyhedral cell; `None`: the homotopy's lifts.
     pub lifts: Option<std::sync::Arc<[f64]>>,
+    /// Steps (accepted, rejected) the path took before this point (a path continued by the
+    /// host after resident tracking); (0, 0) for a start point.
+    pub steps: (u32, u32),
 }
 
 /// Counters of one tracking run.
@@ -114,7 +118,9 @@ pub struct TrackStats {
 }
 
 /// Tracks every start point to the end of `homotopy` (already loaded in `backend`); `on_end`
-/// is called for each path as it finishes (in a deterministic order).
+/// is called for each path as it finishes (in a deterministic order). A backend with
+/// resident slots ([`Backend::resident`]) tracks through them ([`resident::track_resident`])
+/// unless `opts` asks for double-double residuals everywhere (the slots work in double).
 pub fn track_all(
     backend: &mut dyn Backend,
     homotopy: &Homotopy,
@@ -122,16 +128,18 @@ pub fn track_all(
     starts: &mut dyn Iterator<Item = StartPoint>,
     on_end: &mut dyn FnMut(PathEnd) -> Result<()>,
 ) -> Result<TrackStats> {
+    if opts.residual != Residual::DoubleDouble {
+        if let Some(rt) = backend.resident() {
+            return resident::track_resident(rt, homotopy, opts, starts, on_end);
+        }
+    }
     let (nh, m) = (homotopy.nh(), homotopy.term_count());
     let default_lifts = homotopy.lifts();
-    let default_lifts = &default_lifts[..];
     let max_lift = default_lifts.iter().fold(0.0f64, |m, &v| m.max(v.abs()));
     let mut active: Vec<PathState> = Vec::with_capacity(opts.batch);
     let mut stats = TrackStats::default();
     let mut exhausted = false;
-    let (mut ys, mut taus, mut logs, mut lifts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut residual = Vec::new();
-    let (mut eu, mut ne, mut co) = (Vec::new(), Vec::new(), Vec::new());
+    let mut round = Round::default();
     loop {
         while !exhausted && active.len() < opts.batch {
             match starts.next() {
@@ -142,23 +150,62 @@ pub fn track_all(
         if active.is_empty() {
             break;
         }
+        stats.rounds += 1;
+        stats.evaluations += active.len() as u64;
+        let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| backend.directions(pts, out);
+        round.run(&mut dirs, &mut active, nh, m, &default_lifts, opts, on_end)?;
+    }
+    Ok(stats)
+}
+
+/// Buffers of one round: the points every path of a batch names, and their directions.
+#[derive(Default)]
+pub(crate) struct Round {
+    ys: Vec<C64>,
+    taus: Vec<C64>,
+    logs: Vec<bool>,
+    lifts: Vec<f64>,
+    residual: Vec<Residual>,
+    eu: Vec<C64>,
+    ne: Vec<C64>,
+    co: Vec<f64>,
+}
+
+/// Computes the directions of a round (a backend's, or the host's in resident tracking).
+pub(crate) type DirectionsFn<'a> = dyn FnMut(&Points<'_>, DirectionsOut<'_>) -> Result<()> + 'a;
+
+impl Round {
+    /// Gathers the point each path of `active` needs, makes ONE call to `directions`, and
+    /// advances every path with its result; finished paths leave `active` in order.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
+        &mut self,
+        directions: &mut DirectionsFn<'_>,
+        active: &mut Vec<PathState>,
+        nh: usize,
+        m: usize,
+        default_lifts: &[f64],
+        opts: &TrackerOptions,
+        on_end: &mut dyn FnMut(PathEnd) -> Result<()>,
+    ) -> Result<()> {
         let p = active.len();
-        ys.resize(p * nh, C64::new(0.0, 0.0));
-        taus.resize(p, C64::new(0.0, 0.0));
-        eu.resize(p * nh, C64::new(0.0, 0.0));
-        ne.resize(p * nh, C64::new(0.0, 0.0));
-        co.resize(p, 0.0);
-        logs.resize(p, false);
-        residual.resize(p, Residual::Adaptive);
+        let zero = C64::new(0.0, 0.0);
+        self.ys.resize(p * nh, zero);
+        self.taus.resize(p, zero);
+        self.eu.resize(p * nh, zero);
+        self.ne.resize(p * nh, zero);
+        self.co.resize(p, 0.0);
+        self.logs.resize(p, false);
+        self.residual.resize(p, Residual::Adaptive);
         let own_lifts = active.iter().any(|s| s.lifts.is_some());
-        lifts.resize(if own_lifts { p * m } else { 0 }, 0.0);
+        self.lifts.resize(if own_lifts { p * m } else { 0 }, 0.0);
         for (i, s) in active.iter().enumerate() {
-            ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
-            taus[i] = s.eval_tau;
-            logs[i] = s.is_log();
-            residual[i] = s.residual(opts);
+            self.ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
+            self.taus[i] = s.eval_tau;
+            self.logs[i] = s.is_log();
+            self.residual[i] = s.residual(opts);
             if own_lifts {
-                let row = &mut lifts[i * m..(i + 1) * m];
+                let row = &mut self.lifts[i * m..(i + 1) * m];
                 match &s.lifts {
                     Some(l) => row.copy_from_slice(l),
                     None => row.copy_from_slice(default_lifts),
@@ -166,32 +213,29 @@ pub fn track_all(
             }
         }
         let pts = Points {
-            ys: &ys,
-            taus: &taus,
-            log_mode: Some(&logs),
-            lifts: own_lifts.then_some(&lifts[..]),
-            residual: Some(&residual),
+            ys: &self.ys,
+            taus: &self.taus,
+            log_mode: Some(&self.logs),
+            lifts: own_lifts.then_some(&self.lifts[..]),
+            residual: Some(&self.residual),
         };
-        backend.directions(
+        directions(
             &pts,
             DirectionsOut {
-                euler: &mut eu,
-                newton: &mut ne,
-                cond: &mut co,
+                euler: &mut self.eu,
+                newton: &mut self.ne,
+                cond: &mut self.co,
             },
         )?;
-        stats.rounds += 1;
-        stats.evaluations += p as u64;
-        // Advance every path; finished ones leave the batch in order.
         let mut keep = Vec::with_capacity(p);
         for (i, mut s) in active.drain(..).enumerate() {
             let r = i * nh..(i + 1) * nh;
-            match s.advance(&eu[r.clone()], &ne[r], co[i], opts) {
+            match s.advance(&self.eu[r.clone()], &self.ne[r], self.co[i], opts) {
                 Some(end) => on_end(end)?,
                 None => keep.push(s),
             }
         }
-        active = keep;
+        *active = keep;
+        Ok(())
     }
-    Ok(stats)
 }

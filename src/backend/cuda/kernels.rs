@@ -13,6 +13,7 @@ const COMMON: &str = include_str!("../../../kernels/common.cuh");
 const EVAL: &str = include_str!("../../../kernels/eval.cu");
 const DIRECTIONS: &str = include_str!("../../../kernels/directions.cu");
 const STEP: &str = include_str!("../../../kernels/step.cu");
+const TRACK: &str = include_str!("../../../kernels/track.cu");
 
 /// Largest number of homogeneous coordinates the one-row-per-lane direction kernel handles.
 pub const MAX_NN: usize = 32;
@@ -28,6 +29,12 @@ pub struct Kernels {
     pub gj_directions: CudaFunction,
     pub euler_predict: CudaFunction,
     pub newton_correct: CudaFunction,
+    /// Resident tracking (kernels/track.cu): one step-machine update per slot.
+    pub rt_advance: CudaFunction,
+    /// Resident tracking: start points into slots.
+    pub rt_load: CudaFunction,
+    /// Resident tracking: slots read back and emptied.
+    pub rt_gather: CudaFunction,
     /// The generated evaluator (absent beyond [`MAX_GEN_TERMS`] terms).
     pub eval_gen: Option<CudaFunction>,
     /// The generated evaluator for points with their own lifts (with `eval_gen`).
@@ -60,7 +67,7 @@ pub fn source(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
         bstart.len(),
         list.join(", ")
     );
-    for part in [COMMON, EVAL, DIRECTIONS, STEP] {
+    for part in [COMMON, EVAL, DIRECTIONS, STEP, TRACK] {
         s.push_str(part);
         s.push('\n');
     }
@@ -232,6 +239,9 @@ pub fn build(
         "gj_directions",
         "euler_predict",
         "newton_correct",
+        "rt_advance",
+        "rt_load",
+        "rt_gather",
     ];
     if generated {
         names.push("eval_gen");
@@ -248,6 +258,9 @@ pub fn build(
         gj_directions: next(),
         euler_predict: next(),
         newton_correct: next(),
+        rt_advance: next(),
+        rt_load: next(),
+        rt_gather: next(),
         eval_gen: if generated { Some(next()) } else { None },
         eval_gen_lift: if generated { Some(next()) } else { None },
         seg,

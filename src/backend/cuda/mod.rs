@@ -29,6 +29,7 @@
 //! Design notes and measurements: docs/cuda.md, docs/performance.md.
 
 pub mod kernels;
+pub mod resident;
 pub mod step;
 
 use super::cpu::{wants_dd, HostDirections, CHUNK};
@@ -130,6 +131,9 @@ pub struct CudaBackend {
     /// Condition estimate above which points near t = 1 are re-solved by [`HostDirections`]
     /// ([`HOST_RESOLVE_COND`]); `None`: no host offload at all (tests of the kernels).
     host_offload: Option<f64>,
+    /// Whole paths tracked in device-resident slots ([`crate::track::resident`]).
+    resident_on: bool,
+    slots: Option<resident::Slots>,
 }
 
 /// Rounds of at most this many points are computed on the host (one CPU chunk).
@@ -168,6 +172,8 @@ impl CudaBackend {
             dev,
             host: HostDirections::new(0)?,
             host_offload: Some(HOST_RESOLVE_COND),
+            resident_on: true,
+            slots: None,
         })
     }
 
@@ -525,6 +531,7 @@ impl Backend for CudaBackend {
     }
 
     fn set_homotopy(&mut self, h: &Homotopy) -> Result<()> {
+        self.slots = None;
         self.bufs = None;
         self.loaded = None;
         let layout = EvalLayout::new(h);
@@ -661,6 +668,14 @@ impl Backend for CudaBackend {
             self.resolve_on_host(pts, out, c);
         }
         Ok(())
+    }
+
+    fn resident(&mut self) -> Option<&mut dyn crate::track::resident::ResidentTracker> {
+        if self.resident_on {
+            Some(self)
+        } else {
+            None
+        }
     }
 }
 

@@ -271,6 +271,7 @@ impl Polyhedral {
                 tau: tau0,
                 log: true,
                 lifts: Some(lifts.clone()),
+                steps: (0, 0),
             });
             ControlFlow::Continue(())
         })?;

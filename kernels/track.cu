@@ -1,0 +1,413 @@
+// Resident tracking (src/track/resident, src/backend/cuda/resident.rs): the per-path step
+// machine of src/track/resident/slot.rs, line for line, one thread per slot. With the
+// evaluation and Gauss–Jordan kernels it makes one iteration of every resident path:
+//   log_points → eval → gj_directions → rt_advance
+// with no host work in between. Slots whose paths leave (reached τ_end, failed, handed back
+// to the host from the endgame zone) are read back with rt_gather and refilled by rt_load.
+//
+// State (structure of arrays, `cap` slots; complex = double2):
+//   y, yc, yeval, entry_y   cap × NN        k        4 × cap × NN (RK4 stages)
+//   taueval cap (τ + 0i)    logm, status, entered, nsamp  cap bytes
+//   sc  7 × cap doubles: τ, h, h_try, η₁, η_prev, cond, s = τ_end − τ when it last halved
+//   ct  4 × cap u32: accepted, rejected, phase, steps when s last halved
+//   stau cap × 4, sy cap × 4 × NN: endgame samples (τ, y), oldest first
+//   euler, newton, cond_out: the directions of the last iteration
+//   lifts cap × MT (or null): each slot's own lifts
+
+#define RT_TAU 0
+#define RT_H 1
+#define RT_HTRY 2
+#define RT_ETA1 3
+#define RT_ETAP 4
+#define RT_COND 5
+#define RT_HALVED 6
+#define RT_ACC 0
+#define RT_REJ 1
+#define RT_PHASE 2
+#define RT_HALVED_AT 3
+#define RT_STAGE 100u
+#define RT_CORRECT 200u
+#define RT_ACTIVE 1
+#define RT_REACHED 2
+#define RT_HANDOFF 3
+#define RT_FAILED 16
+#define RT_SAMPLES 4
+// failure reasons (slot.rs FAIL_REASONS)
+#define F_SINGULAR_START 0
+#define F_START 1
+#define F_NONFINITE_DIR 2
+#define F_NONFINITE_NEWTON 3
+#define F_PREDICTOR 4
+#define F_CONTRACT 5
+#define F_CONVERGE 6
+#define F_STEPS 7
+
+struct RtState {
+    double2* y;
+    double2* yc;
+    double2* k;
+    double2* yeval;
+    double2* taueval;
+    unsigned char* logm;
+    double* sc;
+    unsigned int* ct;
+    unsigned char* status;
+    unsigned char* entered;  // 0: not yet; 1: entered in projective coordinates; 2: in log
+    double2* entry_y;
+    double* stau;
+    double2* sy;
+    unsigned char* nsamp;
+    const double2* euler;
+    const double2* newton;
+    const double* cond_out;
+    double* lifts;
+    long long cap;
+};
+
+// TrackerOptions and the step machine's constants (RtOpts in resident.rs, same order).
+struct RtOpts {
+    double tau_end, endgame_tau, h_initial, h_max, h_max_rel, h_min, eta_target, eta_max,
+        corrector_tol, zone_cond, noise_factor, stagnation_tol, log_spread, log_spread_endgame,
+        sample_ratio;
+    unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
+};
+
+__device__ __forceinline__ double rt_norm(const double2* v) {
+    double s = 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) s += v[j].x * v[j].x + v[j].y * v[j].y;
+    return sqrt(s);
+}
+
+__device__ __forceinline__ void rt_normalize(double2* v) {
+    const double s = rt_norm(v);
+    if (s > 0.0 && isfinite(s)) {
+#pragma unroll
+        for (int j = 0; j < NN; ++j) v[j] = cmk(v[j].x / s, v[j].y / s);
+    }
+}
+
+// y = e^{z − max Re z}, normalized.
+__device__ void rt_log_to_projective(double2* z) {
+    double hi = -1.0 / 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) hi = fmax(hi, z[j].x);
+#pragma unroll
+    for (int j = 0; j < NN; ++j) {
+        double m = exp(z[j].x - hi), sn, cs;
+        sincos(z[j].y, &sn, &cs);
+        z[j] = cmk(m * cs, m * sn);
+    }
+    rt_normalize(z);
+}
+
+__device__ __forceinline__ double rt_target(const RtOpts& o, double tau) {
+    return tau < o.endgame_tau ? o.endgame_tau : o.tau_end;
+}
+
+// Begins a step attempt from (y, τ) with k1 known: the stage-2 point.
+__device__ void rt_begin_step(const RtState& S, const RtOpts& o, long i) {
+    const long cap = S.cap;
+    const double tau = S.sc[RT_TAU * cap + i];
+    const double htry = fmin(S.sc[RT_H * cap + i], rt_target(o, tau) - tau);
+    S.sc[RT_HTRY * cap + i] = htry;
+    S.ct[RT_PHASE * cap + i] = RT_STAGE + 2;
+    const double c = 0.5 * htry;
+    const double2* y = S.y + i * NN;
+    const double2* k1 = S.k + i * NN;
+    double2* ye = S.yeval + i * NN;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) ye[j] = cadd(y[j], cscale(k1[j], c));
+    S.taueval[i] = cmk(tau + c, 0.0);
+}
+
+__device__ __forceinline__ void rt_stop(const RtState& S, long i, int reason) {
+    S.status[i] = S.entered[i] ? RT_HANDOFF : (unsigned char)(RT_FAILED + reason);
+}
+
+__device__ void rt_reject(const RtState& S, const RtOpts& o, long i, int reason) {
+    const long cap = S.cap;
+    const unsigned rej = ++S.ct[RT_REJ * cap + i];
+    const double h = 0.5 * S.sc[RT_HTRY * cap + i];
+    S.sc[RT_H * cap + i] = h;
+    if (h < o.h_min * fmax(fabs(S.sc[RT_TAU * cap + i]), 1.0)) {
+        rt_stop(S, i, reason);
+        return;
+    }
+    if (S.ct[RT_ACC * cap + i] + rej >= o.max_steps) {
+        rt_stop(S, i, F_STEPS);
+        return;
+    }
+    rt_begin_step(S, o, i);
+}
+
+extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
+    const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= hi || S.status[i] != RT_ACTIVE) return;
+    const long cap = S.cap;
+    double2* y = S.y + i * NN;
+    double2* yc = S.yc + i * NN;
+    double2* ye = S.yeval + i * NN;
+    const double2* E = S.euler + i * NN;
+    const double2* Nw = S.newton + i * NN;
+    const double cond = S.cond_out[i];
+    bool ok = isfinite(cond);
+#pragma unroll
+    for (int j = 0; j < NN; ++j)
+        ok = ok && isfinite(E[j].x) && isfinite(E[j].y) && isfinite(Nw[j].x) && isfinite(Nw[j].y);
+    const unsigned phase = S.ct[RT_PHASE * cap + i];
+    const bool lg = S.logm[i] != 0;
+
+    if (phase < RT_STAGE) {  // start refinement, Newton iteration `phase`
+        if (!ok) {
+            rt_stop(S, i, F_SINGULAR_START);
+            return;
+        }
+        const double eta = rt_norm(Nw);
+#pragma unroll
+        for (int j = 0; j < NN; ++j) y[j] = cadd(y[j], Nw[j]);
+        if (!lg) rt_normalize(y);
+        S.sc[RT_COND * cap + i] = cond;
+        if (eta <= o.corrector_tol * 1e-2 ||
+            (phase + 1 >= o.max_refine_iters && eta <= o.corrector_tol)) {
+            double2* k1 = S.k + i * NN;
+#pragma unroll
+            for (int j = 0; j < NN; ++j) k1[j] = E[j];
+            rt_begin_step(S, o, i);
+        } else if (phase + 1 >= o.max_refine_iters) {
+            rt_stop(S, i, F_START);
+        } else {
+            S.ct[RT_PHASE * cap + i] = phase + 1;
+#pragma unroll
+            for (int j = 0; j < NN; ++j) ye[j] = y[j];
+        }
+        return;
+    }
+
+    const double tau = S.sc[RT_TAU * cap + i];
+    if (phase < RT_CORRECT) {  // Runge–Kutta stage s = phase − STAGE
+        if (!ok) {
+            rt_reject(S, o, i, F_NONFINITE_DIR);
+            return;
+        }
+        const int s = (int)(phase - RT_STAGE);
+        double2* ks = S.k + ((long)(s - 1) * cap + i) * NN;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) ks[j] = E[j];
+        const double h = S.sc[RT_HTRY * cap + i];
+        if (s < 4) {
+            const double c = (s == 2) ? 0.5 * h : h;
+#pragma unroll
+            for (int j = 0; j < NN; ++j) ye[j] = cadd(y[j], cscale(ks[j], c));
+            S.taueval[i] = cmk(tau + c, 0.0);
+            S.ct[RT_PHASE * cap + i] = phase + 1;
+        } else {
+            const double w = h / 6.0;
+            const double2* k1 = S.k + i * NN;
+            const double2* k2 = S.k + (cap + i) * NN;
+            const double2* k3 = S.k + (2 * cap + i) * NN;
+#pragma unroll
+            for (int j = 0; j < NN; ++j) {
+                const double2 sum = cadd(cadd(k1[j], cscale(cadd(k2[j], k3[j]), 2.0)), ks[j]);
+                yc[j] = cadd(y[j], cscale(sum, w));
+                ye[j] = yc[j];
+            }
+            S.taueval[i] = cmk(tau + h, 0.0);
+            S.ct[RT_PHASE * cap + i] = RT_CORRECT + 1;
+        }
+        return;
+    }
+
+    // Newton correction `it` at the predicted point.
+    const unsigned it = phase - RT_CORRECT;
+    if (!ok) {
+        rt_reject(S, o, i, F_NONFINITE_NEWTON);
+        return;
+    }
+    const double eta = rt_norm(Nw);
+    const double noise = o.noise_factor * cond * 2.220446049250313e-16;
+    const double eta_prev = S.sc[RT_ETAP * cap + i];
+    if (it == 1) {
+        S.sc[RT_ETA1 * cap + i] = eta;
+        if (eta > o.eta_max) {
+            rt_reject(S, o, i, F_PREDICTOR);
+            return;
+        }
+    } else if (eta > 0.5 * eta_prev && eta > fmax(noise, o.stagnation_tol)) {
+        rt_reject(S, o, i, F_CONTRACT);
+        return;
+    }
+    const bool stagnated = it >= 2 && eta > 0.5 * eta_prev && eta <= o.stagnation_tol;
+    S.sc[RT_ETAP * cap + i] = eta;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) yc[j] = cadd(yc[j], Nw[j]);
+    if (!(eta <= fmax(o.corrector_tol, noise) || stagnated)) {
+        if (it >= o.max_corrector_iters) {
+            rt_reject(S, o, i, F_CONVERGE);
+            return;
+        }
+        S.ct[RT_PHASE * cap + i] = phase + 1;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) ye[j] = yc[j];
+        return;
+    }
+    // Accepted.
+    const unsigned acc = ++S.ct[RT_ACC * cap + i];
+    S.sc[RT_COND * cap + i] = cond;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) y[j] = yc[j];
+    if (!lg) rt_normalize(y);
+    {
+        double2* k1 = S.k + i * NN;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) k1[j] = E[j];
+    }
+    const double target = rt_target(o, tau);
+    const double htry = S.sc[RT_HTRY * cap + i];
+    const double h_old = S.sc[RT_H * cap + i];
+    const bool clipped = htry < h_old;
+    double t = tau + htry;
+    if (htry >= target - (t - htry)) t = target;
+    S.sc[RT_TAU * cap + i] = t;
+    const double ratio = pow(o.eta_target / fmax(S.sc[RT_ETA1 * cap + i], 1e-300), 0.2);
+    const double factor = fmin(fmax(0.9 * ratio, 0.5), 2.0);
+    const double base = clipped ? fmax(h_old, htry) : htry;
+    S.sc[RT_H * cap + i] = fmin(base * factor, fmax(o.h_max, o.h_max_rel * fabs(t)));
+    if (t >= o.tau_end) {
+        if (lg) {
+            rt_log_to_projective(y);
+            S.logm[i] = 0;
+        }
+        S.status[i] = RT_REACHED;
+        return;
+    }
+    if (lg) {
+        const double limit = t > o.endgame_tau ? o.log_spread_endgame : o.log_spread;
+        double lo = 1.0 / 0.0, hi_ = -1.0 / 0.0;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) {
+            lo = fmin(lo, y[j].x);
+            hi_ = fmax(hi_, y[j].x);
+        }
+        if (hi_ - lo <= limit) {
+            rt_log_to_projective(y);
+            S.logm[i] = 0;
+            S.ct[RT_PHASE * cap + i] = 0;
+#pragma unroll
+            for (int j = 0; j < NN; ++j) ye[j] = y[j];
+            S.taueval[i] = cmk(t, 0.0);
+            return;
+        }
+    }
+    const unsigned steps = acc + S.ct[RT_REJ * cap + i];
+    if (t >= o.endgame_tau) {
+        const double s = o.tau_end - t;
+        if (!S.entered[i]) {
+            S.entered[i] = lg ? 2 : 1;
+            double2* ey = S.entry_y + i * NN;
+#pragma unroll
+            for (int j = 0; j < NN; ++j) ey[j] = y[j];
+            S.sc[RT_HALVED * cap + i] = s;
+            S.ct[RT_HALVED_AT * cap + i] = steps;
+        } else if (s <= 0.5 * S.sc[RT_HALVED * cap + i]) {
+            S.sc[RT_HALVED * cap + i] = s;
+            S.ct[RT_HALVED_AT * cap + i] = steps;
+        }
+        if (cond > o.zone_cond || steps - S.ct[RT_HALVED_AT * cap + i] >= o.zone_steps) {
+            S.status[i] = RT_HANDOFF;
+            return;
+        }
+    }
+    if (t > o.endgame_tau) {
+        const double s = o.tau_end - t;
+        int ns = S.nsamp[i];
+        const bool due = ns == 0 || (o.tau_end - S.stau[i * RT_SAMPLES + ns - 1]) >= o.sample_ratio * s;
+        if (due) {
+            if (ns == RT_SAMPLES) {
+                for (int q = 1; q < RT_SAMPLES; ++q) {
+                    S.stau[i * RT_SAMPLES + q - 1] = S.stau[i * RT_SAMPLES + q];
+                    for (int j = 0; j < NN; ++j)
+                        S.sy[(i * RT_SAMPLES + q - 1) * NN + j] = S.sy[(i * RT_SAMPLES + q) * NN + j];
+                }
+                ns = RT_SAMPLES - 1;
+            }
+            S.stau[i * RT_SAMPLES + ns] = t;
+            for (int j = 0; j < NN; ++j) S.sy[(i * RT_SAMPLES + ns) * NN + j] = y[j];
+            S.nsamp[i] = (unsigned char)(ns + 1);
+        }
+    }
+    if (steps >= o.max_steps) {
+        rt_stop(S, i, F_STEPS);
+        return;
+    }
+    rt_begin_step(S, o, i);
+}
+
+// Puts q start points into their slots (Slot::new): slot[r], coordinates y (q × NN), τ,
+// log flags, steps taken (q × 2: accepted, rejected), lift rows (q × MT, or null: the slot
+// keeps no lifts of its own).
+extern "C" __global__ void rt_load(RtState S, RtOpts o, const int* __restrict__ slot,
+                                   const double2* __restrict__ y0, const double* __restrict__ tau0,
+                                   const unsigned char* __restrict__ log0,
+                                   const unsigned int* __restrict__ steps0,
+                                   const double* __restrict__ lifts0, int q) {
+    const long r = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= q) return;
+    const long cap = S.cap;
+    const long i = slot[r];
+    double2* y = S.y + i * NN;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) y[j] = y0[r * NN + j];
+    const bool lg = log0[r] != 0;
+    if (!lg) rt_normalize(y);
+    double2* ye = S.yeval + i * NN;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) ye[j] = y[j];
+    const double tau = tau0[r];
+    S.taueval[i] = cmk(tau, 0.0);
+    S.logm[i] = lg ? 1 : 0;
+    S.sc[RT_TAU * cap + i] = tau;
+    S.sc[RT_H * cap + i] = fmax(o.h_initial, 0.01 * fabs(tau));
+    S.sc[RT_HTRY * cap + i] = o.h_initial;
+    S.sc[RT_ETA1 * cap + i] = 0.0;
+    S.sc[RT_ETAP * cap + i] = 0.0;
+    S.sc[RT_COND * cap + i] = 1.0;
+    S.ct[RT_ACC * cap + i] = steps0[2 * r];
+    S.ct[RT_REJ * cap + i] = steps0[2 * r + 1];
+    S.ct[RT_PHASE * cap + i] = 0;
+    S.ct[RT_HALVED_AT * cap + i] = 0;
+    S.sc[RT_HALVED * cap + i] = 1.0 / 0.0;
+    S.entered[i] = 0;
+    S.nsamp[i] = 0;
+    if (lifts0 && S.lifts)
+        for (int c = 0; c < MT; ++c) S.lifts[i * MT + c] = lifts0[r * MT + c];
+    S.status[i] = RT_ACTIVE;
+}
+
+// Record of one slot read back by the host (double2 words): y [NN], entry y [NN], samples'
+// y [RT_SAMPLES·NN], then (τ, cond), (τ of samples 0, 1), (2, 3), (accepted, rejected),
+// (status, log + 2·entered + 8·nsamp).
+#define RT_REC (NN * (2 + RT_SAMPLES) + 5)
+
+// Packs slots slot[r] (r < q) into out (q × RT_REC) and empties them.
+extern "C" __global__ void rt_gather(RtState S, const int* __restrict__ slot,
+                                     double2* __restrict__ out, int q) {
+    const long r = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= q) return;
+    const long cap = S.cap;
+    const long i = slot[r];
+    double2* o = out + r * RT_REC;
+    for (int j = 0; j < NN; ++j) {
+        o[j] = S.y[i * NN + j];
+        o[NN + j] = S.entry_y[i * NN + j];
+    }
+    for (int j = 0; j < RT_SAMPLES * NN; ++j) o[2 * NN + j] = S.sy[i * RT_SAMPLES * NN + j];
+    double2* m = o + NN * (2 + RT_SAMPLES);
+    m[0] = cmk(S.sc[RT_TAU * cap + i], S.sc[RT_COND * cap + i]);
+    m[1] = cmk(S.stau[i * RT_SAMPLES], S.stau[i * RT_SAMPLES + 1]);
+    m[2] = cmk(S.stau[i * RT_SAMPLES + 2], S.stau[i * RT_SAMPLES + 3]);
+    m[3] = cmk((double)S.ct[RT_ACC * cap + i], (double)S.ct[RT_REJ * cap + i]);
+    m[4] = cmk((double)S.status[i],
+               (double)(S.logm[i] + 2 * S.entered[i] + 8 * S.nsamp[i]));
+    S.status[i] = 0;
+}

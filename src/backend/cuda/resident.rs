@@ -1,0 +1,517 @@
+//! Resident slots on the device ([`crate::track::resident`]): the path state of every slot
+//! stays in device memory and one iteration is four kernel launches over the used slots —
+//! `log_points`, the evaluator (fused, generated or cuBLAS, as for `directions`),
+//! `gj_directions`, and `rt_advance` (kernels/track.cu: the step machine of
+//! [`crate::track::resident::slot`]). Between collections nothing crosses the bus; a
+//! collection reads one status byte per used slot and the records of the slots that left.
+//! The host's own (endgame) paths get their directions from [`super::HostDirections`], on
+//! the host's cores, while the device iterates.
+
+use super::{cuda_err, grid1, i32_of, CudaBackend, PointKinds};
+use crate::backend::DirectionsOut;
+use crate::error::{Error, Result};
+use crate::eval::Points;
+use crate::gpu::DBuf;
+use crate::track::path::{
+    LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
+    STAGNATION_TOL,
+};
+use crate::track::resident::slot::{Snapshot, SLOT_ACTIVE, SLOT_EMPTY};
+use crate::track::resident::{ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
+use crate::track::{StartPoint, TrackerOptions};
+use cudarc::driver::{DeviceRepr, PushKernelArg};
+use num_complex::Complex64 as C64;
+
+/// Samples per slot in kernels/track.cu (`RT_SAMPLES`).
+const SAMPLES: usize = 4;
+const _: () = assert!(SAMPLES == MAX_SAMPLES);
+
+/// Device addresses of the slot state (`RtState` in kernels/track.cu, same order).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct RtState {
+    y: u64,
+    yc: u64,
+    k: u64,
+    yeval: u64,
+    taueval: u64,
+    logm: u64,
+    sc: u64,
+    ct: u64,
+    status: u64,
+    entered: u64,
+    entry_y: u64,
+    stau: u64,
+    sy: u64,
+    nsamp: u64,
+    euler: u64,
+    newton: u64,
+    cond_out: u64,
+    lifts: u64,
+    cap: i64,
+}
+unsafe impl DeviceRepr for RtState {}
+
+/// Tracker options and step-machine constants (`RtOpts` in kernels/track.cu, same order).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct RtOpts {
+    tau_end: f64,
+    endgame_tau: f64,
+    h_initial: f64,
+    h_max: f64,
+    h_max_rel: f64,
+    h_min: f64,
+    eta_target: f64,
+    eta_max: f64,
+    corrector_tol: f64,
+    zone_cond: f64,
+    noise_factor: f64,
+    stagnation_tol: f64,
+    log_spread: f64,
+    log_spread_endgame: f64,
+    sample_ratio: f64,
+    max_corrector_iters: u32,
+    max_refine_iters: u32,
+    max_steps: u32,
+    zone_steps: u32,
+}
+unsafe impl DeviceRepr for RtOpts {}
+
+impl RtOpts {
+    fn new(o: &TrackerOptions) -> RtOpts {
+        RtOpts {
+            tau_end: o.tau_end,
+            endgame_tau: o.endgame_tau,
+            h_initial: o.h_initial,
+            h_max: o.h_max,
+            h_max_rel: o.h_max_rel,
+            h_min: o.h_min,
+            eta_target: o.eta_target,
+            eta_max: o.eta_max,
+            corrector_tol: o.corrector_tol,
+            zone_cond: ZONE_COND,
+            noise_factor: NOISE_FACTOR,
+            stagnation_tol: STAGNATION_TOL,
+            log_spread: LOG_SWITCH_SPREAD,
+            log_spread_endgame: LOG_SWITCH_SPREAD_ENDGAME,
+            sample_ratio: SAMPLE_RATIO,
+            max_corrector_iters: o.max_corrector_iters,
+            max_refine_iters: o.max_refine_iters,
+            max_steps: o.max_steps,
+            zone_steps: ZONE_STEPS,
+        }
+    }
+}
+
+/// The slots' device memory.
+pub(crate) struct Slots {
+    cap: usize,
+    /// Slots below this index have held paths: the range every launch covers.
+    hi: usize,
+    state: RtState,
+    opts: RtOpts,
+    tracker: TrackerOptions,
+    /// Owners of the addresses in `state`.
+    _bufs: Vec<DBuf>,
+    lifts: Option<DBuf>,
+    /// Staging: slot indices, then the packed start points or records.
+    stage_idx: Option<DBuf>,
+    stage_data: Option<DBuf>,
+}
+
+/// Double2 words of one record of `rt_gather`.
+fn record_len(nn: usize) -> usize {
+    nn * (2 + SAMPLES) + 5
+}
+
+impl CudaBackend {
+    /// Switches resident tracking on or off (on by default): with it, `track_all` keeps
+    /// whole paths on the device; without it, every round goes through `directions`.
+    pub fn set_resident(&mut self, on: bool) {
+        self.resident_on = on;
+        if !on {
+            self.slots = None;
+        }
+    }
+
+    /// Device bytes per slot: the state, the evaluation scratch and the staging.
+    fn slot_bytes(&self) -> Result<usize> {
+        let l = self.loaded()?;
+        let (nn, m) = (l.nn, l.m);
+        // y, yc, k (4), yeval, entry y, samples; τ_eval; sc; ct; 4 bytes; sample τ; lifts
+        let state = 16 * nn * (8 + SAMPLES) + 16 + 7 * 8 + 4 * 4 + 4 + 8 * SAMPLES + 8 * m;
+        // a record read back, or a start point loaded
+        let stage = 4 + (16 * record_len(nn)).max(16 * nn + 17 + 8 * m);
+        Ok(state + stage + l.bytes_per_point())
+    }
+
+    fn stage(&mut self, idx_bytes: usize, data_bytes: usize) -> Result<()> {
+        let dev = &self.dev;
+        let s = self.slots.as_mut().expect("slots allocated");
+        if s.stage_idx.as_ref().is_none_or(|b| b.bytes < idx_bytes) {
+            dev.sync()?;
+            s.stage_idx = Some(dev.alloc::<u8>(idx_bytes)?);
+        }
+        if s.stage_data.as_ref().is_none_or(|b| b.bytes < data_bytes) {
+            dev.sync()?;
+            s.stage_data = Some(dev.alloc::<u8>(data_bytes)?);
+        }
+        Ok(())
+    }
+
+    fn alloc_slots(&mut self, cap: usize, tracker: &TrackerOptions) -> Result<Slots> {
+        let l = self.loaded()?;
+        let nn = l.nn;
+        let d = &self.dev;
+        let c16 = |len: usize| d.alloc::<C64>(len);
+        let bufs = vec![
+            c16(cap * nn)?,                 // y
+            c16(cap * nn)?,                 // yc
+            c16(4 * cap * nn)?,             // k
+            c16(cap * nn)?,                 // yeval
+            c16(cap)?,                      // taueval
+            d.alloc::<u8>(cap)?,            // logm
+            d.alloc::<f64>(7 * cap)?,       // sc
+            d.alloc::<u32>(4 * cap)?,       // ct
+            d.alloc::<u8>(cap)?,            // status
+            d.alloc::<u8>(cap)?,            // entered
+            c16(cap * nn)?,                 // entry_y
+            d.alloc::<f64>(SAMPLES * cap)?, // stau
+            c16(SAMPLES * cap * nn)?,       // sy
+            d.alloc::<u8>(cap)?,            // nsamp
+        ];
+        d.fill_bytes(&bufs[8], SLOT_EMPTY)?;
+        let b = self
+            .bufs
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
+        let p = |i: usize| bufs[i].ptr;
+        let state = RtState {
+            y: p(0),
+            yc: p(1),
+            k: p(2),
+            yeval: p(3),
+            taueval: p(4),
+            logm: p(5),
+            sc: p(6),
+            ct: p(7),
+            status: p(8),
+            entered: p(9),
+            entry_y: p(10),
+            stau: p(11),
+            sy: p(12),
+            nsamp: p(13),
+            euler: b.euler.ptr,
+            newton: b.newton.ptr,
+            cond_out: b.cond.ptr,
+            lifts: 0,
+            cap: cap as i64,
+        };
+        Ok(Slots {
+            cap,
+            hi: 0,
+            state,
+            opts: RtOpts::new(tracker),
+            tracker: tracker.clone(),
+            _bufs: bufs,
+            lifts: None,
+            stage_idx: None,
+            stage_data: None,
+        })
+    }
+
+    /// Creates the slots' lift rows, every used slot's row the homotopy's lifts.
+    fn ensure_lifts(&mut self) -> Result<()> {
+        let (cap, hi) = {
+            let s = self.slots.as_ref().expect("slots allocated");
+            if s.lifts.is_some() {
+                return Ok(());
+            }
+            (s.cap, s.hi)
+        };
+        let l = self.loaded()?;
+        let m = l.m;
+        let default = &l.layout.a_hat[l.nn * m..];
+        let buf = self.dev.alloc::<f64>(cap * m)?;
+        if hi > 0 {
+            let rows: Vec<f64> = (0..hi).flat_map(|_| default.iter().copied()).collect();
+            self.dev.htod(&buf, &rows)?;
+        }
+        let s = self.slots.as_mut().expect("slots allocated");
+        s.state.lifts = buf.ptr;
+        s.lifts = Some(buf);
+        Ok(())
+    }
+}
+
+impl ResidentTracker for CudaBackend {
+    fn begin(&mut self, opts: &TrackerOptions) -> Result<usize> {
+        self.slots = None;
+        self.dev.bind()?;
+        let (free, _) = self.dev.mem_info()?;
+        let per = self.slot_bytes()?;
+        let mut cap = ((free as f64 * 0.6) as usize / per).clamp(1, 1 << 22);
+        cap = cap.min(opts.batch.max(1));
+        if self.chunk_limit > 0 {
+            cap = cap.min(self.chunk_limit);
+        }
+        loop {
+            let got = self.ensure(cap, false)?;
+            match self.alloc_slots(got, opts) {
+                Ok(s) => {
+                    self.slots = Some(s);
+                    return Ok(got);
+                }
+                Err(e) if got > 1 => {
+                    let _ = e;
+                    cap = got / 2;
+                    self.bufs = None;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn load(&mut self, starts: &[(usize, StartPoint)]) -> Result<()> {
+        if starts.is_empty() {
+            return Ok(());
+        }
+        let (nn, m) = {
+            let l = self.loaded()?;
+            (l.nn, l.m)
+        };
+        if starts.iter().any(|(_, s)| s.lifts.is_some()) {
+            self.ensure_lifts()?;
+        }
+        let with_lifts = self.slots.as_ref().is_some_and(|s| s.lifts.is_some());
+        let q = starts.len();
+        let mut idx = Vec::with_capacity(q);
+        let mut ys: Vec<C64> = Vec::with_capacity(q * nn);
+        let mut taus = Vec::with_capacity(q);
+        let mut logs = Vec::with_capacity(q);
+        let mut steps = Vec::with_capacity(2 * q);
+        let mut lifts: Vec<f64> = Vec::with_capacity(if with_lifts { q * m } else { 0 });
+        {
+            let s = self
+                .slots
+                .as_mut()
+                .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
+            for (slot, p) in starts {
+                if p.y.len() != nn || *slot >= s.cap {
+                    return Err(Error::Internal(format!(
+                        "start point of path {} does not fit slot {slot}",
+                        p.path
+                    )));
+                }
+                idx.push(*slot as i32);
+                ys.extend_from_slice(&p.y);
+                taus.push(p.tau);
+                logs.push(p.log as u8);
+                steps.extend_from_slice(&[p.steps.0, p.steps.1]);
+                s.hi = s.hi.max(slot + 1);
+            }
+        }
+        if with_lifts {
+            let l = self.loaded()?;
+            let default = &l.layout.a_hat[nn * m..];
+            for (_, p) in starts {
+                lifts.extend_from_slice(p.lifts.as_deref().unwrap_or(default));
+            }
+        }
+        // staging data: y | τ | steps | lifts | log flags (8-byte aligned sections)
+        let (o_tau, o_steps) = (16 * q * nn, 16 * q * nn + 8 * q);
+        let o_lifts = o_steps + 8 * q;
+        let o_log = o_lifts + 8 * lifts.len();
+        self.stage(4 * q, o_log + q)?;
+        let s = self.slots.as_ref().expect("slots allocated");
+        let (si, sd) = (
+            s.stage_idx.as_ref().unwrap(),
+            s.stage_data.as_ref().unwrap(),
+        );
+        let at = |o: usize| sd.ptr + o as u64;
+        let dev = &self.dev;
+        dev.htod(si, &idx)?;
+        copy_at(dev, sd, 0, &ys)?;
+        copy_at(dev, sd, o_tau, &taus)?;
+        copy_at(dev, sd, o_steps, &steps)?;
+        copy_at(dev, sd, o_lifts, &lifts)?;
+        copy_at(dev, sd, o_log, &logs)?;
+        let l = self.loaded()?;
+        let (state, opts) = (s.state, s.opts);
+        let (p_idx, p_y, p_tau, p_log, p_steps) =
+            (si.ptr, at(0), at(o_tau), at(o_log), at(o_steps));
+        let p_lifts = if with_lifts { at(o_lifts) } else { 0 };
+        let qi = i32_of(q)?;
+        unsafe {
+            dev.stream
+                .launch_builder(&l.k.rt_load)
+                .arg(&state)
+                .arg(&opts)
+                .arg(&p_idx)
+                .arg(&p_y)
+                .arg(&p_tau)
+                .arg(&p_log)
+                .arg(&p_steps)
+                .arg(&p_lifts)
+                .arg(&qi)
+                .launch(grid1(q))
+        }
+        .map_err(|e| cuda_err("cuLaunchKernel(rt_load)", e))?;
+        Ok(())
+    }
+
+    fn launch(&mut self, iterations: u32) -> Result<()> {
+        let s = self
+            .slots
+            .as_ref()
+            .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
+        let b = self
+            .bufs
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
+        let p = s.hi;
+        if p == 0 {
+            return Ok(());
+        }
+        let (state, opts) = (s.state, s.opts);
+        let pk = PointKinds {
+            logm: state.logm,
+            lifts: state.lifts,
+        };
+        let l = self.loaded()?;
+        let pi = i32_of(p)?;
+        for _ in 0..iterations {
+            self.queue_eval(
+                p,
+                state.yeval,
+                state.taueval,
+                pk,
+                b.z.ptr,
+                b.e.ptr,
+                b.jac.ptr,
+            )?;
+            self.queue_gj(
+                p,
+                b.jac.ptr,
+                state.yeval,
+                state.logm,
+                b.euler.ptr,
+                b.newton.ptr,
+                b.cond.ptr,
+            )?;
+            unsafe {
+                self.dev
+                    .stream
+                    .launch_builder(&l.k.rt_advance)
+                    .arg(&state)
+                    .arg(&opts)
+                    .arg(&pi)
+                    .launch(grid1(p))
+            }
+            .map_err(|e| cuda_err("cuLaunchKernel(rt_advance)", e))?;
+        }
+        Ok(())
+    }
+
+    fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>> {
+        let (hi, state) = {
+            let s = self
+                .slots
+                .as_ref()
+                .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
+            (s.hi, s.state)
+        };
+        if hi == 0 {
+            return Ok(Vec::new());
+        }
+        let nn = self.loaded()?.nn;
+        let mut status = vec![0u8; hi];
+        // the status bytes are the first `cap` bytes of their buffer
+        let sbuf = &self.slots.as_ref().unwrap()._bufs[8];
+        self.dev.dtoh(&mut status, sbuf)?;
+        let leaving: Vec<i32> = (0..hi)
+            .filter(|&i| status[i] > SLOT_ACTIVE || (evict && status[i] == SLOT_ACTIVE))
+            .map(|i| i as i32)
+            .collect();
+        let still = (0..hi).rev().find(|&i| status[i] == SLOT_ACTIVE && !evict);
+        let q = leaving.len();
+        if q == 0 {
+            return Ok(Vec::new());
+        }
+        let rec = record_len(nn);
+        self.stage(4 * q, 16 * q * rec)?;
+        let s = self.slots.as_ref().unwrap();
+        let (si, sd) = (
+            s.stage_idx.as_ref().unwrap(),
+            s.stage_data.as_ref().unwrap(),
+        );
+        self.dev.htod(si, &leaving)?;
+        let l = self.loaded()?;
+        let (p_idx, p_out, qi) = (si.ptr, sd.ptr, i32_of(q)?);
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&l.k.rt_gather)
+                .arg(&state)
+                .arg(&p_idx)
+                .arg(&p_out)
+                .arg(&qi)
+                .launch(grid1(q))
+        }
+        .map_err(|e| cuda_err("cuLaunchKernel(rt_gather)", e))?;
+        let mut out = vec![C64::new(0.0, 0.0); q * rec];
+        self.dev.dtoh(&mut out, sd)?;
+        let s = self.slots.as_mut().unwrap();
+        s.hi = still.map_or(0, |i| i + 1);
+        let tracker = s.tracker.clone();
+        let mut exits = Vec::with_capacity(q);
+        for (r, &slot) in leaving.iter().enumerate() {
+            let w = &out[r * rec..(r + 1) * rec];
+            let snap = snapshot(w, nn);
+            if let Some(e) = snap.exit(&tracker, evict) {
+                exits.push((slot as usize, e));
+            }
+        }
+        Ok(exits)
+    }
+
+    fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
+        let Some(l) = self.loaded.as_ref() else {
+            return Err(Error::Internal(
+                "resident slots used before set_homotopy".into(),
+            ));
+        };
+        self.host.run(&l.layout, pts, out);
+        Ok(())
+    }
+}
+
+/// Copies `src` to byte offset `offset` of `dst`.
+fn copy_at<T>(dev: &crate::gpu::Device, dst: &DBuf, offset: usize, src: &[T]) -> Result<()> {
+    if src.is_empty() {
+        return Ok(());
+    }
+    dev.htod_at(dst, offset, src)
+}
+
+/// A slot's record (see `RT_REC` in kernels/track.cu) as a [`Snapshot`].
+fn snapshot(w: &[C64], nn: usize) -> Snapshot {
+    let m = &w[nn * (2 + SAMPLES)..];
+    let status = m[4].re as u8;
+    let flags = m[4].im as u32;
+    let (log, entered, nsamp) = (flags & 1 == 1, (flags >> 1) & 3, (flags >> 3) as usize);
+    let stau = [m[1].re, m[1].im, m[2].re, m[2].im];
+    Snapshot {
+        status,
+        y: w[..nn].to_vec(),
+        tau: m[0].re,
+        cond: m[0].im,
+        steps: (m[3].re as u32, m[3].im as u32),
+        log,
+        entry: (entered > 0).then(|| (w[nn..2 * nn].to_vec(), entered == 2)),
+        samples: (0..nsamp.min(SAMPLES))
+            .map(|q| (stau[q], w[(2 + q) * nn..(3 + q) * nn].to_vec()))
+            .collect(),
+    }
+}

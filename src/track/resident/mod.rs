@@ -1,0 +1,224 @@
+//! Resident tracking: paths live in the slots of a batch that stays where the directions are
+//! computed (device memory for the CUDA backend), and every iteration — evaluation, Euler /
+//! Newton solve, predictor, corrector, step control — runs there for all slots at once,
+//! with no per-path work on the host (T. Chen, §7: "the whole tracking loop on the GPU").
+//!
+//! The host only streams start points into free slots and collects the paths that left:
+//! - reached `τ_end` → a [`PathEnd`] with code `Reached` (post-processing refines it);
+//! - failed before the endgame zone → a [`PathEnd`] with the reason;
+//! - trouble in the endgame zone (`τ ≥ endgame_tau`: an ill-conditioned approach, typically
+//!   a singular endpoint, or a stalled one) → tracked on by the host tracker
+//!   ([`crate::track::PathState`], with its Cauchy endgame and double-double residuals) from
+//!   the point where the path entered the zone.
+//!
+//! While the slots run `ITERATIONS` iterations, the host advances its own (endgame) paths
+//! by one round on the host's cores, so both sides work at once. The per-slot step machine
+//! is [`slot::Slot`]; [`host::HostResident`] runs it on the CPU (the reference the device
+//! kernel is checked against, and what the tests exercise without a GPU).
+
+pub mod host;
+pub mod slot;
+
+use super::{PathEnd, PathState, Round, StartPoint, TrackCode, TrackStats, TrackerOptions};
+use crate::backend::DirectionsOut;
+use crate::error::Result;
+use crate::eval::Points;
+use crate::homotopy::Homotopy;
+use num_complex::Complex64 as C64;
+use std::sync::Arc;
+
+/// A path in the endgame zone whose direction solve has a condition estimate above this goes
+/// back to the host: the slots compute residuals in double only, the host in double-double
+/// where their rounding shows (`backend::cpu::DD_STEP_NOISE`).
+pub const ZONE_COND: f64 = 1e8;
+/// A path that takes this many steps inside the endgame zone without halving
+/// `s = τ_end − τ` goes back to the host. Paths still move near t = 1 (the homotopy's time
+/// scale there is `1/ω_max`, and polyhedral lifts reach 1e4 and more: katsura-8's paths
+/// take 60–100 steps in the zone, passing branch points at s ≈ 1e-5), but they halve `s`
+/// every few steps, singular ones too (their steps scale with `s`).
+pub const ZONE_STEPS: u32 = 64;
+/// Iterations the slots run between two collections.
+pub const ITERATIONS: u32 = 16;
+/// Once no start points are left and at most this many paths remain in the slots, they
+/// move to the host tracker (a device iteration for a handful of paths costs more than
+/// their work on one core).
+pub const TAIL: usize = 32;
+
+/// What a slot gives back when its path leaves.
+#[derive(Clone, Debug)]
+pub enum SlotExit {
+    /// The path is done here.
+    End {
+        y: Vec<C64>,
+        tau: f64,
+        cond: f64,
+        /// (accepted, rejected)
+        steps: (u32, u32),
+        code: TrackCode,
+        samples: Vec<(f64, Vec<C64>)>,
+        checkpoint: Option<(f64, Vec<C64>)>,
+    },
+    /// The host tracker goes on from `(y, τ)` (log coordinates when `log`).
+    Continue {
+        y: Vec<C64>,
+        tau: f64,
+        log: bool,
+        steps: (u32, u32),
+    },
+}
+
+/// A batch of resident slots (see the module's doc).
+pub trait ResidentTracker {
+    /// Prepares the slots for tracking with `opts` the homotopy already loaded by
+    /// `Backend::set_homotopy`; returns the number of slots.
+    fn begin(&mut self, opts: &TrackerOptions) -> Result<usize>;
+    /// Puts start points into empty slots `(slot, start)`.
+    fn load(&mut self, starts: &[(usize, StartPoint)]) -> Result<()>;
+    /// Runs `iterations` iterations on every active slot (may return before they are done).
+    fn launch(&mut self, iterations: u32) -> Result<()>;
+    /// Waits for the iterations launched; returns the slots whose paths left, in slot
+    /// order, and empties them. With `evict`, every active slot leaves too.
+    fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>>;
+    /// The directions of the host's own paths (on the host's cores).
+    fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()>;
+}
+
+/// What the orchestrator remembers of a slot's path.
+struct Occupant {
+    path: u64,
+    lifts: Option<Arc<[f64]>>,
+}
+
+/// [`crate::track::track_all`] through resident slots (see the module's doc).
+pub fn track_resident(
+    rt: &mut dyn ResidentTracker,
+    homotopy: &Homotopy,
+    opts: &TrackerOptions,
+    starts: &mut dyn Iterator<Item = StartPoint>,
+    on_end: &mut dyn FnMut(PathEnd) -> Result<()>,
+) -> Result<TrackStats> {
+    let (nh, m) = (homotopy.nh(), homotopy.term_count());
+    let default_lifts = homotopy.lifts();
+    let max_lift = default_lifts.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
+    let tail = env_usize("PATHTRACK_RESIDENT_TAIL").unwrap_or(TAIL);
+    let iterations = env_usize("PATHTRACK_RESIDENT_ITERS").map_or(ITERATIONS, |v| v as u32);
+    let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
+    let clock = std::time::Instant::now();
+    let (mut t_launch, mut t_host, mut t_collect) = (0.0, 0.0, 0.0);
+    let (mut loops, mut handed, mut ended, mut evicted) = (0u64, 0u64, 0u64, 0u64);
+    let slots = rt.begin(opts)?;
+    let mut occupant: Vec<Option<Occupant>> = (0..slots).map(|_| None).collect();
+    // Free slots, lowest first (popped from the end).
+    let mut free: Vec<usize> = (0..slots).rev().collect();
+    let mut host: Vec<PathState> = Vec::new();
+    let mut round = Round::default();
+    let mut stats = TrackStats::default();
+    let mut exhausted = false;
+    loop {
+        let mut new = Vec::new();
+        while !exhausted && !free.is_empty() {
+            match starts.next() {
+                Some(s) => {
+                    let slot = free.pop().expect("checked non-empty");
+                    occupant[slot] = Some(Occupant {
+                        path: s.path,
+                        lifts: s.lifts.clone(),
+                    });
+                    new.push((slot, s));
+                }
+                None => exhausted = true,
+            }
+        }
+        if !new.is_empty() {
+            rt.load(&new)?;
+        }
+        let resident = slots - free.len();
+        let evict = exhausted && resident <= tail;
+        loops += 1;
+        let t0 = std::time::Instant::now();
+        if resident > 0 && !evict {
+            rt.launch(iterations)?;
+            stats.rounds += iterations as u64;
+            stats.evaluations += iterations as u64 * resident as u64;
+        }
+        let t1 = std::time::Instant::now();
+        t_launch += (t1 - t0).as_secs_f64();
+        if !host.is_empty() {
+            let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| rt.host_directions(pts, out);
+            round.run(&mut dirs, &mut host, nh, m, &default_lifts, opts, on_end)?;
+            stats.rounds += 1;
+            stats.evaluations += host.len() as u64;
+        }
+        let t2 = std::time::Instant::now();
+        t_host += (t2 - t1).as_secs_f64();
+        if resident > 0 {
+            if evict {
+                evicted += resident as u64;
+            }
+            for (slot, exit) in rt.collect(evict)? {
+                let Some(o) = occupant[slot].take() else {
+                    continue;
+                };
+                free.push(slot);
+                match &exit {
+                    SlotExit::End { .. } => ended += 1,
+                    SlotExit::Continue { .. } => handed += 1,
+                }
+                match exit {
+                    SlotExit::End {
+                        y,
+                        tau,
+                        cond,
+                        steps,
+                        code,
+                        samples,
+                        checkpoint,
+                    } => on_end(PathEnd {
+                        path: o.path,
+                        y,
+                        tau,
+                        code,
+                        accepted: steps.0,
+                        rejected: steps.1,
+                        cond,
+                        samples,
+                        checkpoint,
+                        lifts: o.lifts,
+                    })?,
+                    SlotExit::Continue { y, tau, log, steps } => host.push(PathState::new(
+                        StartPoint {
+                            path: o.path,
+                            y,
+                            tau,
+                            log,
+                            lifts: o.lifts,
+                            steps,
+                        },
+                        opts,
+                        max_lift,
+                    )),
+                }
+            }
+            // Lowest slots first, whatever order they were freed in.
+            free.sort_unstable_by(|a, b| b.cmp(a));
+        }
+        t_collect += t2.elapsed().as_secs_f64();
+        if exhausted && free.len() == slots && host.is_empty() {
+            break;
+        }
+    }
+    if trace {
+        eprintln!(
+            "resident: {slots} slots, {loops} loops, {:.3} s: launch {t_launch:.3} s, host rounds \
+             {t_host:.3} s, collect {t_collect:.3} s; {ended} ended in slots, {handed} to the host \
+             ({evicted} evicted in the tail)",
+            clock.elapsed().as_secs_f64()
+        );
+    }
+    Ok(stats)
+}
+
+/// A tuning override from the environment (experiments; unset in normal runs).
+fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.parse().ok()
+}

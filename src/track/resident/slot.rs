@@ -1,0 +1,450 @@
+//! The per-path step machine of resident tracking, on the host: the reference that the
+//! device kernel `rt_advance` (kernels/track.cu) mirrors line for line.
+//!
+//! It is [`crate::track::PathState`] without the endgame: start refinement, RK4 stages 2–4
+//! and Newton corrections on the real τ axis, the same step control, the switch from log to
+//! projective coordinates. A path that enters the endgame zone (`τ ≥ endgame_tau`) keeps
+//! its entry point and goes on towards `τ_end`; it ends here only when it gets there
+//! without trouble ([`EXIT_REACHED`]). Trouble in the zone — a condition estimate above
+//! [`ZONE_COND`], [`ZONE_STEPS`] steps without halving `s = τ_end − τ`, a step-size
+//! underflow — hands the path
+//! back to the host tracker from its entry point ([`EXIT_HANDOFF`]), whose endgames
+//! (Cauchy loops, valuations, double-double residuals) take it from there. Failures before
+//! the zone end the path ([`EXIT_FAILED`] + reason).
+
+use super::{SlotExit, ZONE_COND, ZONE_STEPS};
+use crate::track::path::{
+    LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
+    STAGNATION_TOL,
+};
+use crate::track::{TrackCode, TrackerOptions};
+use num_complex::Complex64 as C64;
+
+/// Slot holds no path.
+pub const SLOT_EMPTY: u8 = 0;
+/// Slot holds a path being tracked.
+pub const SLOT_ACTIVE: u8 = 1;
+/// The path reached `τ_end`.
+pub const EXIT_REACHED: u8 = 2;
+/// The path goes back to the host from its endgame-zone entry point.
+pub const EXIT_HANDOFF: u8 = 3;
+/// The path failed before the endgame zone; `EXIT_FAILED + r` with `r` an index of
+/// [`FAIL_REASONS`].
+pub const EXIT_FAILED: u8 = 16;
+
+/// Why a path failed, by code `status − EXIT_FAILED` (the host tracker's wording).
+pub const FAIL_REASONS: [&str; 8] = [
+    "singular start point",
+    "start point did not converge",
+    "step size underflow (non-finite direction)",
+    "step size underflow (non-finite Newton step)",
+    "step size underflow (predictor too far from the path)",
+    "step size underflow (Newton did not contract)",
+    "step size underflow (Newton did not converge)",
+    "too many steps",
+];
+const F_SINGULAR_START: u8 = 0;
+const F_START: u8 = 1;
+const F_NONFINITE_DIR: u8 = 2;
+const F_NONFINITE_NEWTON: u8 = 3;
+const F_PREDICTOR: u8 = 4;
+const F_CONTRACT: u8 = 5;
+const F_CONVERGE: u8 = 6;
+const F_STEPS: u8 = 7;
+
+/// Phases: `Refine(it)` = it (< 100), `Stage(s)` = 100 + s, `Correct(it)` = 200 + it.
+const STAGE: u32 = 100;
+const CORRECT: u32 = 200;
+
+/// One slot of the resident batch.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    pub status: u8,
+    phase: u32,
+    /// Current point (affine log coordinates while `log`).
+    pub y: Vec<C64>,
+    yc: Vec<C64>,
+    k: [Vec<C64>; 4],
+    /// The point the next iteration evaluates.
+    pub eval_y: Vec<C64>,
+    pub eval_tau: f64,
+    pub tau: f64,
+    h: f64,
+    h_try: f64,
+    eta_first: f64,
+    eta_prev: f64,
+    pub cond: f64,
+    pub accepted: u32,
+    pub rejected: u32,
+    pub log: bool,
+    /// The point where the path entered the endgame zone (τ = endgame_tau), once it has.
+    pub entry: Option<(Vec<C64>, bool)>,
+    /// In the zone: `s = τ_end − τ` when it last halved, and the steps (accepted +
+    /// rejected) taken by then.
+    halved_s: f64,
+    halved_at: u32,
+    /// Endgame samples `(τ, y)`, oldest first (as [`crate::track::PathState`]'s).
+    pub samples: Vec<(f64, Vec<C64>)>,
+}
+
+fn norm(v: &[C64]) -> f64 {
+    v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
+}
+
+fn normalize(v: &mut [C64]) {
+    let s = norm(v);
+    if s > 0.0 && s.is_finite() {
+        v.iter_mut().for_each(|z| *z /= s);
+    }
+}
+
+fn finite(v: &[C64]) -> bool {
+    v.iter().all(|z| z.re.is_finite() && z.im.is_finite())
+}
+
+/// `y = e^{z − max Re z}` normalized.
+pub fn log_to_projective(z: &mut [C64]) {
+    let hi = z.iter().fold(f64::NEG_INFINITY, |a, v| a.max(v.re));
+    for v in z.iter_mut() {
+        *v = (*v - hi).exp();
+    }
+    normalize(z);
+}
+
+impl Slot {
+    /// A path from its start point (`y` normalized unless `log`), with `accepted` and
+    /// `rejected` steps already taken.
+    pub fn new(y: &[C64], tau: f64, log: bool, steps: (u32, u32), opts: &TrackerOptions) -> Slot {
+        let nh = y.len();
+        let mut y = y.to_vec();
+        if !log {
+            normalize(&mut y);
+        }
+        let zero = vec![C64::new(0.0, 0.0); nh];
+        Slot {
+            status: SLOT_ACTIVE,
+            phase: 0,
+            eval_y: y.clone(),
+            eval_tau: tau,
+            y,
+            yc: zero.clone(),
+            k: [zero.clone(), zero.clone(), zero.clone(), zero],
+            tau,
+            h: opts.h_initial.max(0.01 * tau.abs()),
+            h_try: opts.h_initial,
+            eta_first: 0.0,
+            eta_prev: 0.0,
+            cond: 1.0,
+            accepted: steps.0,
+            rejected: steps.1,
+            log,
+            entry: None,
+            halved_s: f64::INFINITY,
+            halved_at: 0,
+            samples: Vec::new(),
+        }
+    }
+
+    fn target(&self, opts: &TrackerOptions) -> f64 {
+        if self.tau < opts.endgame_tau {
+            opts.endgame_tau
+        } else {
+            opts.tau_end
+        }
+    }
+
+    fn steps(&self) -> u32 {
+        self.accepted + self.rejected
+    }
+
+    fn begin_step(&mut self, opts: &TrackerOptions) {
+        self.h_try = self.h.min(self.target(opts) - self.tau);
+        self.phase = STAGE + 2;
+        let c = 0.5 * self.h_try;
+        for j in 0..self.y.len() {
+            self.eval_y[j] = self.y[j] + self.k[0][j] * c;
+        }
+        self.eval_tau = self.tau + c;
+    }
+
+    /// Ends the path: handed back from its entry point once in the zone, failed before.
+    fn stop(&mut self, reason: u8) {
+        self.status = if self.entry.is_some() {
+            EXIT_HANDOFF
+        } else {
+            EXIT_FAILED + reason
+        };
+    }
+
+    fn reject(&mut self, opts: &TrackerOptions, reason: u8) {
+        self.rejected += 1;
+        self.h = 0.5 * self.h_try;
+        if self.h < opts.h_min * self.tau.abs().max(1.0) {
+            return self.stop(reason);
+        }
+        if self.steps() >= opts.max_steps {
+            return self.stop(F_STEPS);
+        }
+        self.begin_step(opts);
+    }
+
+    fn spread(&self) -> f64 {
+        let (lo, hi) = self
+            .y
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), z| {
+                (a.min(z.re), b.max(z.re))
+            });
+        hi - lo
+    }
+
+    /// Consumes the directions at `(eval_y, eval_tau)`.
+    pub fn advance(&mut self, euler: &[C64], newton: &[C64], cond: f64, opts: &TrackerOptions) {
+        if self.status != SLOT_ACTIVE {
+            return;
+        }
+        let ok = finite(euler) && finite(newton) && cond.is_finite();
+        let nh = self.y.len();
+        if self.phase < STAGE {
+            let it = self.phase;
+            if !ok {
+                return self.stop(F_SINGULAR_START);
+            }
+            let eta = norm(newton);
+            self.y.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
+            if !self.log {
+                normalize(&mut self.y);
+            }
+            self.cond = cond;
+            if eta <= opts.corrector_tol * 1e-2
+                || (it + 1 >= opts.max_refine_iters && eta <= opts.corrector_tol)
+            {
+                self.k[0].copy_from_slice(euler);
+                self.begin_step(opts);
+            } else if it + 1 >= opts.max_refine_iters {
+                self.stop(F_START);
+            } else {
+                self.phase = it + 1;
+                self.eval_y.copy_from_slice(&self.y);
+            }
+            return;
+        }
+        if self.phase < CORRECT {
+            if !ok {
+                return self.reject(opts, F_NONFINITE_DIR);
+            }
+            let s = (self.phase - STAGE) as usize;
+            self.k[s - 1].copy_from_slice(euler);
+            let h = self.h_try;
+            if s < 4 {
+                let c = if s == 2 { 0.5 * h } else { h };
+                for j in 0..nh {
+                    self.eval_y[j] = self.y[j] + self.k[s - 1][j] * c;
+                }
+                self.eval_tau = self.tau + c;
+                self.phase += 1;
+            } else {
+                let w = h / 6.0;
+                for j in 0..nh {
+                    self.yc[j] = self.y[j]
+                        + (self.k[0][j] + (self.k[1][j] + self.k[2][j]) * 2.0 + self.k[3][j]) * w;
+                }
+                self.eval_y.copy_from_slice(&self.yc);
+                self.eval_tau = self.tau + h;
+                self.phase = CORRECT + 1;
+            }
+            return;
+        }
+        let it = self.phase - CORRECT;
+        if !ok {
+            return self.reject(opts, F_NONFINITE_NEWTON);
+        }
+        let eta = norm(newton);
+        let noise = NOISE_FACTOR * cond * f64::EPSILON;
+        if it == 1 {
+            self.eta_first = eta;
+            if eta > opts.eta_max {
+                return self.reject(opts, F_PREDICTOR);
+            }
+        } else if eta > 0.5 * self.eta_prev && eta > noise.max(STAGNATION_TOL) {
+            return self.reject(opts, F_CONTRACT);
+        }
+        let stagnated = it >= 2 && eta > 0.5 * self.eta_prev && eta <= STAGNATION_TOL;
+        self.eta_prev = eta;
+        self.yc.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
+        if !(eta <= opts.corrector_tol.max(noise) || stagnated) {
+            if it >= opts.max_corrector_iters {
+                return self.reject(opts, F_CONVERGE);
+            }
+            self.phase += 1;
+            self.eval_y.copy_from_slice(&self.yc);
+            return;
+        }
+        // Accepted.
+        self.accepted += 1;
+        self.cond = cond;
+        std::mem::swap(&mut self.y, &mut self.yc);
+        if !self.log {
+            normalize(&mut self.y);
+        }
+        self.k[0].copy_from_slice(euler);
+        let target = self.target(opts);
+        let clipped = self.h_try < self.h;
+        self.tau += self.h_try;
+        if self.h_try >= target - (self.tau - self.h_try) {
+            self.tau = target;
+        }
+        let ratio = (opts.eta_target / self.eta_first.max(1e-300)).powf(0.2);
+        let factor = (0.9 * ratio).clamp(0.5, 2.0);
+        let base = if clipped {
+            self.h.max(self.h_try)
+        } else {
+            self.h_try
+        };
+        self.h = (base * factor).min(opts.h_max.max(opts.h_max_rel * self.tau.abs()));
+        if self.tau >= opts.tau_end {
+            if self.log {
+                log_to_projective(&mut self.y);
+                self.log = false;
+            }
+            self.status = EXIT_REACHED;
+            return;
+        }
+        if self.log {
+            let limit = if self.tau > opts.endgame_tau {
+                LOG_SWITCH_SPREAD_ENDGAME
+            } else {
+                LOG_SWITCH_SPREAD
+            };
+            if self.spread() <= limit {
+                log_to_projective(&mut self.y);
+                self.log = false;
+                self.phase = 0;
+                self.eval_y.copy_from_slice(&self.y);
+                self.eval_tau = self.tau;
+                return;
+            }
+        }
+        if self.tau >= opts.endgame_tau {
+            let s = opts.tau_end - self.tau;
+            if self.entry.is_none() {
+                self.entry = Some((self.y.clone(), self.log));
+                (self.halved_s, self.halved_at) = (s, self.steps());
+            } else if s <= 0.5 * self.halved_s {
+                (self.halved_s, self.halved_at) = (s, self.steps());
+            }
+            if self.cond > ZONE_COND || self.steps() - self.halved_at >= ZONE_STEPS {
+                self.status = EXIT_HANDOFF;
+                return;
+            }
+        }
+        if self.tau > opts.endgame_tau {
+            let s = opts.tau_end - self.tau;
+            let due = match self.samples.last() {
+                None => true,
+                Some((t, _)) => (opts.tau_end - t) >= SAMPLE_RATIO * s,
+            };
+            if due {
+                if self.samples.len() == MAX_SAMPLES {
+                    self.samples.remove(0);
+                }
+                self.samples.push((self.tau, self.y.clone()));
+            }
+        }
+        if self.steps() >= opts.max_steps {
+            return self.stop(F_STEPS);
+        }
+        self.begin_step(opts);
+    }
+
+    /// What the host gets back from a slot that left (`status` not active), or, with
+    /// `evict`, from an active one (tracked on from its entry point, or from where it is).
+    pub fn exit(&self, opts: &TrackerOptions, evict: bool) -> Option<SlotExit> {
+        Snapshot {
+            status: self.status,
+            y: self.y.clone(),
+            tau: self.tau,
+            cond: self.cond,
+            steps: (self.accepted, self.rejected),
+            log: self.log,
+            entry: self.entry.clone(),
+            samples: self.samples.clone(),
+        }
+        .exit(opts, evict)
+    }
+}
+
+/// A slot's state as the host reads it back (from the device: `backend::cuda::resident`).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub status: u8,
+    pub y: Vec<C64>,
+    pub tau: f64,
+    pub cond: f64,
+    /// (accepted, rejected)
+    pub steps: (u32, u32),
+    pub log: bool,
+    pub entry: Option<(Vec<C64>, bool)>,
+    pub samples: Vec<(f64, Vec<C64>)>,
+}
+
+impl Snapshot {
+    /// See [`Slot::exit`].
+    pub fn exit(self, opts: &TrackerOptions, evict: bool) -> Option<SlotExit> {
+        let steps = self.steps;
+        match self.status {
+            EXIT_REACHED => Some(SlotExit::End {
+                y: self.y,
+                tau: self.tau,
+                cond: self.cond,
+                steps,
+                code: TrackCode::Reached,
+                samples: self.samples,
+                checkpoint: match self.entry {
+                    Some((y, false)) => Some((opts.endgame_tau, y)),
+                    _ => None,
+                },
+            }),
+            SLOT_ACTIVE if evict => Some(self.continuation(opts)),
+            EXIT_HANDOFF => Some(self.continuation(opts)),
+            s if s >= EXIT_FAILED => {
+                let mut y = self.y;
+                if self.log {
+                    log_to_projective(&mut y);
+                }
+                let why = FAIL_REASONS
+                    .get((s - EXIT_FAILED) as usize)
+                    .copied()
+                    .unwrap_or("unknown failure code from the device");
+                Some(SlotExit::End {
+                    y,
+                    tau: self.tau,
+                    cond: self.cond,
+                    steps,
+                    code: TrackCode::Failed(why.into()),
+                    samples: Vec::new(),
+                    checkpoint: None,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn continuation(self, opts: &TrackerOptions) -> SlotExit {
+        let steps = self.steps;
+        match self.entry {
+            Some((y, log)) => SlotExit::Continue {
+                y,
+                tau: opts.endgame_tau,
+                log,
+                steps,
+            },
+            None => SlotExit::Continue {
+                y: self.y,
+                tau: self.tau,
+                log: self.log,
+                steps,
+            },
+        }
+    }
+}
