@@ -136,6 +136,10 @@ pub enum BenchWhat {
         /// Evaluation routes to time (comma separated).
         #[arg(long, value_enum, value_delimiter = ',', default_values_t = [crate::backend::cuda::EvalMethod::Cublas, crate::backend::cuda::EvalMethod::Fused, crate::backend::cuda::EvalMethod::Generated])]
         eval: Vec<crate::backend::cuda::EvalMethod>,
+        /// Direction solves to time (comma separated): gj (Gauss–Jordan kernel), qr
+        /// (cublasZgeqrfBatched); each is timed with every evaluation route.
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [crate::backend::cuda::SolveMethod::GaussJordan])]
+        solve: Vec<crate::backend::cuda::SolveMethod>,
         /// Launch the steps one kernel at a time instead of replaying a captured CUDA graph.
         #[arg(long)]
         no_graph: bool,
@@ -180,6 +184,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 *backend,
                 *device,
                 crate::backend::cuda::EvalMethod::Fused,
+                crate::backend::cuda::SolveMethod::GaussJordan,
                 *threads,
                 *resident,
             )?;
@@ -276,10 +281,11 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             p,
             steps,
             eval,
+            solve,
             no_graph,
             device,
             seed,
-        } => bench_step(system, p, *steps, eval, !*no_graph, *device, *seed),
+        } => bench_step(system, p, *steps, eval, solve, !*no_graph, *device, *seed),
     }
 }
 
@@ -374,11 +380,13 @@ pub fn random_lift_homotopy(sys: &System, seed: u64) -> crate::homotopy::Homotop
     crate::homotopy::Homotopy::from_affine_terms(sys.n(), eqs)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn bench_step(
     systems: &[String],
     ps: &[usize],
     steps: usize,
     evals: &[crate::backend::cuda::EvalMethod],
+    solves: &[crate::backend::cuda::SolveMethod],
     graph: bool,
     device: usize,
     seed: u64,
@@ -389,18 +397,21 @@ fn bench_step(
         backend.device_description()
     );
     println!(
-        "{:<10} {:>3} {:>5} {:>8} {:>7} {:>6} {:>6} {:>11} {:>11} {:>14} {:>7}",
+        "{:<10} {:>3} {:>5} {:>8} {:>9} {:>5} {:>5} {:>6} {:>11} {:>9} {:>14} {:>7} {:>9} {:>9}",
         "system",
         "n",
         "terms",
         "p",
         "eval",
+        "solve",
         "graph",
         "chunks",
         "ms/steps",
         "V100 ms",
         "path-steps/s",
-        "finite"
+        "finite",
+        "eval ms",
+        "solve ms"
     );
     for name in systems {
         let sys = system_by_name(name)?;
@@ -408,28 +419,36 @@ fn bench_step(
         for &m in evals {
             backend.set_eval_method(m);
             backend.set_homotopy(&h)?;
-            println!("# {name} ({m:?}): {}", backend.kernel_report());
-            for &p in ps {
-                let t = backend.time_steps(p, steps, 1e-3, graph, seed)?;
-                let v100 = seed_v100(name, p)
-                    .map(|s| format!("{:.1}", s * 1e3))
-                    .unwrap_or_else(|| "-".into());
-                println!(
-                    "{:<10} {:>3} {:>5} {:>8} {:>9} {:>5} {:>6} {:>11.3} {:>9} {:>14.3e} {:>6.1}% {:>9.4} {:>9.4}",
-                    name,
-                    h.n,
-                    h.term_count(),
-                    p,
-                    format!("{m:?}").to_lowercase(),
-                    if t.graph { "yes" } else { "no" },
-                    t.chunks,
-                    t.ms,
-                    v100,
-                    (p * steps) as f64 / (t.ms * 1e-3),
-                    t.finite_fraction * 100.0,
-                    t.eval_ms,
-                    t.gj_ms
-                );
+            for &sm in solves {
+                backend.set_solve_method(sm);
+                let sname = match sm {
+                    crate::backend::cuda::SolveMethod::GaussJordan => "gj",
+                    crate::backend::cuda::SolveMethod::Qr => "qr",
+                };
+                println!("# {name} ({m:?}, {sname}): {}", backend.kernel_report());
+                for &p in ps {
+                    let t = backend.time_steps(p, steps, 1e-3, graph, seed)?;
+                    let v100 = seed_v100(name, p)
+                        .map(|s| format!("{:.1}", s * 1e3))
+                        .unwrap_or_else(|| "-".into());
+                    println!(
+                        "{:<10} {:>3} {:>5} {:>8} {:>9} {:>5} {:>5} {:>6} {:>11.3} {:>9} {:>14.3e} {:>6.1}% {:>9.4} {:>9.4}",
+                        name,
+                        h.n,
+                        h.term_count(),
+                        p,
+                        format!("{m:?}").to_lowercase(),
+                        sname,
+                        if t.graph { "yes" } else { "no" },
+                        t.chunks,
+                        t.ms,
+                        v100,
+                        (p * steps) as f64 / (t.ms * 1e-3),
+                        t.finite_fraction * 100.0,
+                        t.eval_ms,
+                        t.solve_ms
+                    );
+                }
             }
         }
     }

@@ -1,7 +1,7 @@
 //! `pathtrack solve FILE [--start …] [--seed S] [--json] [-o sols.jsonl]`.
 
 use crate::backend::cpu::CpuBackend;
-use crate::backend::cuda::{CudaBackend, EvalMethod};
+use crate::backend::cuda::{CudaBackend, EvalMethod, SolveMethod};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::report::{progress, summary_table, SolutionWriter};
@@ -50,6 +50,10 @@ pub struct SolveArgs {
     /// How the CUDA backend forms the extended Jacobian.
     #[arg(long, value_enum, default_value = "fused")]
     pub cuda_eval: EvalMethod,
+    /// How the CUDA backend solves for the Euler/Newton directions: gj (batched
+    /// Gauss–Jordan kernel) or qr (cublasZgeqrfBatched, the seed's route).
+    #[arg(long, value_enum, default_value = "gj")]
+    pub cuda_solve: SolveMethod,
     /// CPU threads (0: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -98,7 +102,14 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         opts.tracker.batch = b;
     }
-    let mut backend = make_backend(a.backend, a.device, a.cuda_eval, a.threads, a.resident)?;
+    let mut backend = make_backend(
+        a.backend,
+        a.device,
+        a.cuda_eval,
+        a.cuda_solve,
+        a.threads,
+        a.resident,
+    )?;
     if a.batch.is_none() && backend.name() == "cuda" {
         opts.tracker.batch = CUDA_BATCH;
     }
@@ -146,6 +157,7 @@ pub fn make_backend(
     kind: BackendKind,
     device: usize,
     eval: EvalMethod,
+    solve: SolveMethod,
     threads: usize,
     resident: Option<bool>,
 ) -> Result<Box<dyn Backend>> {
@@ -153,6 +165,7 @@ pub fn make_backend(
         let mut b = CudaBackend::new(device)?;
         b.set_eval_method(eval);
         b.set_resident(resident.unwrap_or(true));
+        b.set_solve_method(solve);
         Ok(Box::new(b))
     };
     let cpu = || -> Result<Box<dyn Backend>> {

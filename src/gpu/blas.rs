@@ -1,8 +1,8 @@
-//! The cuBLAS calls: one handle bound to the device's stream and a Result-returning ZGEMM
+//! The cuBLAS calls: one handle bound to the device's stream, a Result-returning ZGEMM
 //! (cudarc's safe `Gemm` trait has no complex types, so this wraps `cublasZgemm_v2` of its
-//! `sys` layer once).
+//! `sys` layer once) and the batched Householder QR `cublasZgeqrfBatched`.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::device::{cuda_err, Device};
 use cudarc::cublas::{result as br, sys as bsys};
 use num_complex::Complex64 as C64;
@@ -87,6 +87,51 @@ impl Blas {
         )
         .result()
         .map_err(|e| cuda_err("cublasZgemm", e))
+    }
+
+    /// Batched Householder QR (LAPACK's `zgeqrf` convention) of `batch` column-major
+    /// `m × n` matrices in place: `R` on and above the diagonal, the reflectors
+    /// `H_k = I − τ_k v_k v_kᴴ` (`v_k(k) = 1` implicit) below it, `τ` in the tau vectors.
+    /// `a_array` and `tau_array` are device arrays of `batch` device addresses (one per
+    /// matrix, of leading dimension `lda`, and one per vector of `min(m, n)` entries).
+    /// Queued on the handle's stream.
+    ///
+    /// # Safety
+    /// Both pointer arrays must be live device allocations of at least `batch` addresses,
+    /// each naming a live device allocation large enough for its matrix or vector.
+    pub unsafe fn zgeqrf_batched(
+        &self,
+        m: usize,
+        n: usize,
+        a_array: u64,
+        lda: usize,
+        tau_array: u64,
+        batch: usize,
+    ) -> Result<()> {
+        let dim = |v: usize, what: &str| {
+            i32::try_from(v)
+                .map_err(|_| cuda_err("cublasZgeqrfBatched", format!("{what} = {v} exceeds i32")))
+        };
+        let mut info: std::ffi::c_int = 0;
+        bsys::cublasZgeqrfBatched(
+            self.handle,
+            dim(m, "m")?,
+            dim(n, "n")?,
+            a_array as *const *mut bsys::cuDoubleComplex,
+            dim(lda, "lda")?,
+            tau_array as *const *mut bsys::cuDoubleComplex,
+            &mut info,
+            dim(batch, "batchSize")?,
+        )
+        .result()
+        .map_err(|e| cuda_err("cublasZgeqrfBatched", format!("{e} (info = {info})")))?;
+        if info != 0 {
+            return Err(Error::Cuda(format!(
+                "cublasZgeqrfBatched failed: info = {info} (argument {} invalid; m = {m}, n = {n}, lda = {lda}, batch = {batch})",
+                -info
+            )));
+        }
+        Ok(())
     }
 }
 

@@ -12,6 +12,7 @@ use std::fmt::Write;
 const COMMON: &str = include_str!("../../../kernels/common.cuh");
 const EVAL: &str = include_str!("../../../kernels/eval.cu");
 const DIRECTIONS: &str = include_str!("../../../kernels/directions.cu");
+const QR: &str = include_str!("../../../kernels/qr.cu");
 const STEP: &str = include_str!("../../../kernels/step.cu");
 const TRACK: &str = include_str!("../../../kernels/track.cu");
 
@@ -39,6 +40,10 @@ pub struct Kernels {
     pub eval_gen: Option<CudaFunction>,
     /// The generated evaluator for points with their own lifts (with `eval_gen`).
     pub eval_gen_lift: Option<CudaFunction>,
+    /// The QR direction solve (kernels/qr.cu): the blocks `[A | B]` before
+    /// `cublasZgeqrfBatched`, the directions after it.
+    pub qr_build: CudaFunction,
+    pub qr_directions: CudaFunction,
     /// Lanes per point in `gj_directions`.
     pub seg: usize,
 }
@@ -71,6 +76,8 @@ pub fn source(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
         s.push_str(part);
         s.push('\n');
     }
+    s.push_str(QR);
+    s.push('\n');
     Ok(s)
 }
 
@@ -247,6 +254,8 @@ pub fn build(
         names.push("eval_gen");
         names.push("eval_gen_lift");
     }
+    names.push("qr_build");
+    names.push("qr_directions");
     let mut f = crate::gpu::compile(dev, &src, "pathtrack.cu", &names)?.into_iter();
     let mut next = || f.next().expect("one function per name");
     Ok(Kernels {
@@ -263,6 +272,8 @@ pub fn build(
         rt_gather: next(),
         eval_gen: if generated { Some(next()) } else { None },
         eval_gen_lift: if generated { Some(next()) } else { None },
+        qr_build: next(),
+        qr_directions: next(),
         seg,
     })
 }
@@ -279,6 +290,7 @@ mod tests {
         ));
         assert!(s.contains("BSTART[4] = {0, 2, 5, 7}"));
         assert!(s.contains("gj_directions") && s.contains("eval_exp"));
+        assert!(s.contains("qr_build(") && s.contains("qr_directions("));
         assert_eq!(segment(9), Some(16));
         assert_eq!(segment(33), None);
         assert!(matches!(source(40, 10, &[0]), Err(Error::Usage(_))));

@@ -8,7 +8,8 @@
 //!    point-major extended-Jacobian array (mixed supports: no zeros multiplied);
 //!    alternatively [`EvalMethod::Fused`] does 2–3 in one kernel with register accumulators;
 //! 4. `diag(e^{−z}, 1, 1)`, the row equilibration and the unified Euler/Newton solve in one
-//!    batched Gauss–Jordan kernel (`gj_directions`, one warp segment per point).
+//!    batched Gauss–Jordan kernel (`gj_directions`, one warp segment per point), or with
+//!    [`SolveMethod::Qr`] by `cublasZgeqrfBatched` between two small kernels ([`qr`]).
 //!
 //! Polyhedral paths: points in log mode (`Points::log_mode`, given as `z = log y`) skip the
 //! `log` and the `e^{−z}` scaling and get the last row `e_nᵀ`; points with their own lifts
@@ -29,6 +30,7 @@
 //! Design notes and measurements: docs/cuda.md, docs/performance.md.
 
 pub mod kernels;
+pub mod qr;
 pub mod resident;
 pub mod step;
 
@@ -59,6 +61,20 @@ pub enum EvalMethod {
     Generated,
 }
 
+/// How the Euler/Newton direction system is solved on the device (both give the same
+/// outputs: directions p × N and a condition estimate per point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SolveMethod {
+    /// Kernel `gj_directions`: Gauss–Jordan with partial pivoting, one warp segment per
+    /// point, everything in registers.
+    #[value(name = "gj")]
+    GaussJordan,
+    /// The seed's route: `cublasZgeqrfBatched` (Householder QR of every point's matrix),
+    /// then `Qᴴ` and the back substitution in kernel `qr_directions` ([`qr`]).
+    #[value(name = "qr")]
+    Qr,
+}
+
 /// Threads per block of the per-point kernels.
 const BLOCK: u32 = 128;
 
@@ -78,6 +94,8 @@ struct Loaded {
     bt: DBuf,
     /// Largest chunk of points the free memory held when the homotopy was loaded.
     max_points: usize,
+    /// Whether [`Buffers`] carry the QR workspace ([`SolveMethod::Qr`]).
+    qr: bool,
     /// Seconds spent generating, compiling (NVRTC) and loading the kernels.
     compile_s: f64,
 }
@@ -94,7 +112,14 @@ impl Loaded {
     }
     /// Device bytes per resident point (all buffers of [`Buffers`], lifts included).
     fn bytes_per_point(&self) -> usize {
-        16 * (4 * self.nn + 2 + self.nz() + self.m + self.ext_len()) + 8 * self.m + 9
+        16 * (4 * self.nn + 2 + self.nz() + self.m + self.ext_len())
+            + 8 * self.m
+            + 9
+            + if self.qr {
+                qr::QrWork::bytes_per_point(self.nn)
+            } else {
+                0
+            }
     }
 }
 
@@ -116,6 +141,8 @@ pub(crate) struct Buffers {
     /// Per-point lifts, `cap × M` (one entry when allocated without them).
     lifts: DBuf,
     has_lifts: bool,
+    /// The workspace of [`SolveMethod::Qr`] (absent with Gauss–Jordan).
+    qr: Option<qr::QrWork>,
 }
 
 pub struct CudaBackend {
@@ -123,6 +150,7 @@ pub struct CudaBackend {
     loaded: Option<Loaded>,
     bufs: Option<Buffers>,
     eval_method: EvalMethod,
+    solve_method: SolveMethod,
     /// Cap on points per device chunk (0: from free memory).
     chunk_limit: usize,
     dev: Device,
@@ -168,6 +196,7 @@ impl CudaBackend {
             loaded: None,
             bufs: None,
             eval_method: EvalMethod::Fused,
+            solve_method: SolveMethod::GaussJordan,
             chunk_limit: 0,
             dev,
             host: HostDirections::new(0)?,
@@ -196,6 +225,28 @@ impl CudaBackend {
         self.eval_method
     }
 
+    /// Selects the direction solve of [`Backend::directions`], resident tracking and
+    /// `bench step`. [`SolveMethod::Qr`] needs a workspace of `N(N+3)` complex values per
+    /// point, allocated with the buffers; the chunk size sized at
+    /// [`Backend::set_homotopy`] follows the change.
+    pub fn set_solve_method(&mut self, m: SolveMethod) {
+        self.solve_method = m;
+        if let Some(l) = self.loaded.as_mut() {
+            let qr = m == SolveMethod::Qr;
+            if l.qr != qr {
+                let before = l.bytes_per_point();
+                l.qr = qr;
+                l.max_points =
+                    (l.max_points as f64 * before as f64 / l.bytes_per_point() as f64) as usize;
+                l.max_points = l.max_points.clamp(1, 1 << 22);
+            }
+        }
+    }
+
+    pub fn solve_method(&self) -> SolveMethod {
+        self.solve_method
+    }
+
     /// Registers and local-memory bytes per thread of the main kernels (compiler report).
     pub fn kernel_report(&self) -> String {
         let Some(l) = &self.loaded else {
@@ -214,7 +265,13 @@ impl CudaBackend {
         if let Some(g) = &l.k.eval_gen {
             add("eval_gen", g);
         }
-        add("gj_directions", &l.k.gj_directions);
+        match self.solve_method {
+            SolveMethod::GaussJordan => add("gj_directions", &l.k.gj_directions),
+            SolveMethod::Qr => {
+                add("qr_build", &l.k.qr_build);
+                add("qr_directions", &l.k.qr_directions);
+            }
+        }
         v.push(format!("NVRTC + load {:.2} s", l.compile_s));
         v.join("; ")
     }
@@ -253,7 +310,8 @@ impl CudaBackend {
     /// obtained.
     fn ensure(&mut self, want: usize, lifts: bool) -> Result<usize> {
         if let Some(b) = &self.bufs {
-            if b.cap >= want && (b.has_lifts || !lifts) {
+            let qr_ok = b.qr.is_some() || self.solve_method != SolveMethod::Qr;
+            if b.cap >= want && (b.has_lifts || !lifts) && qr_ok {
                 return Ok(want);
             }
         }
@@ -299,6 +357,10 @@ impl CudaBackend {
             logm: d.alloc::<u8>(cap)?,
             lifts: d.alloc::<f64>(if lifts { cap * l.m } else { 1 })?,
             has_lifts: lifts,
+            qr: match self.solve_method {
+                SolveMethod::Qr => Some(qr::QrWork::new(d, cap, l.nn)?),
+                SolveMethod::GaussJordan => None,
+            },
         })
     }
 
@@ -309,6 +371,9 @@ impl CudaBackend {
                 &b.y, &b.tau, &b.z, &b.e, &b.jac, &b.euler, &b.newton, &b.cond, &b.y1, &b.tau1,
                 &b.logm, &b.lifts,
             ] {
+                self.dev.fill_bytes(buf, 0xff)?;
+            }
+            for buf in b.qr.iter().flat_map(|w| w.data()) {
                 self.dev.fill_bytes(buf, 0xff)?;
             }
             self.dev.sync()?;
@@ -462,7 +527,27 @@ impl CudaBackend {
             .as_ref()
             .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
         self.queue_eval(p, y, tau, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
-        self.queue_gj(p, b.jac.ptr, y, pk.logm, euler, newton, cond)
+        self.queue_solve(p, b.jac.ptr, y, pk.logm, euler, newton, cond)
+    }
+
+    /// Queues the direction solve of the selected [`SolveMethod`] on extended Jacobians at
+    /// `jac` (before the `diag(e^{−z})` scaling) of points at `y` (`logm`: per-point
+    /// log-mode flags, 0 for none) into `euler`, `newton` (p × N) and `cond` (p).
+    #[allow(clippy::too_many_arguments)]
+    fn queue_solve(
+        &self,
+        p: usize,
+        jac: u64,
+        y: u64,
+        logm: u64,
+        euler: u64,
+        newton: u64,
+        cond: u64,
+    ) -> Result<()> {
+        match self.solve_method {
+            SolveMethod::GaussJordan => self.queue_gj(p, jac, y, logm, euler, newton, cond),
+            SolveMethod::Qr => self.queue_qr(p, jac, y, logm, euler, newton, cond),
+        }
     }
 
     /// Queues the Gauss–Jordan direction solve on extended Jacobians at `jac` (`logm`:
@@ -580,6 +665,7 @@ impl Backend for CudaBackend {
             ahat: d_ahat,
             bt: d_bt,
             max_points: 1,
+            qr: self.solve_method == SolveMethod::Qr,
             compile_s,
             layout,
         };

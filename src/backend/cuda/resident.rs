@@ -391,7 +391,7 @@ impl ResidentTracker for CudaBackend {
                 b.e.ptr,
                 b.jac.ptr,
             )?;
-            self.queue_gj(
+            self.queue_solve(
                 p,
                 b.jac.ptr,
                 state.yeval,

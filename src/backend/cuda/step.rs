@@ -24,10 +24,10 @@ pub struct StepTiming {
     pub graph: bool,
     /// Fraction of paths whose coordinates are finite after the run (sanity check).
     pub finite_fraction: f64,
-    /// Device time of one evaluation (log + extended Jacobians) and of one Gauss–Jordan
-    /// direction solve of the last chunk, milliseconds (mean of 10).
+    /// Device time of one evaluation (log + extended Jacobians) and of one direction solve
+    /// (the selected [`super::SolveMethod`]) of the last chunk, milliseconds (mean of 10).
     pub eval_ms: f64,
-    pub gj_ms: f64,
+    pub solve_ms: f64,
 }
 
 impl CudaBackend {
@@ -84,7 +84,7 @@ impl CudaBackend {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let timer = Timer::new(&self.dev)?;
         let (mut done, mut ms, mut chunks, mut finite, mut graph_used) = (0, 0.0, 0, 0usize, false);
-        let (mut eval_ms, mut gj_ms) = (0.0, 0.0);
+        let (mut eval_ms, mut solve_ms) = (0.0, 0.0);
         while done < p {
             let want = self.chunk_for(p - done)?;
             let q = self.ensure(want, false)?;
@@ -150,7 +150,7 @@ impl CudaBackend {
                 eval_ms = timer.stop_ms(&self.dev)? / 10.0;
                 timer.start(&self.dev)?;
                 for _ in 0..10 {
-                    self.queue_gj(
+                    self.queue_solve(
                         q,
                         b.jac.ptr,
                         b.y1.ptr,
@@ -160,7 +160,7 @@ impl CudaBackend {
                         b.cond.ptr,
                     )?;
                 }
-                gj_ms = timer.stop_ms(&self.dev)? / 10.0;
+                solve_ms = timer.stop_ms(&self.dev)? / 10.0;
             }
             let b = self.bufs.as_ref().unwrap();
             self.dev.dtoh(&mut ys, &b.y)?;
@@ -182,7 +182,7 @@ impl CudaBackend {
             graph: graph_used,
             finite_fraction: finite as f64 / p as f64,
             eval_ms,
-            gj_ms,
+            solve_ms,
         })
     }
 
