@@ -8,7 +8,8 @@
 // State (structure of arrays, `cap` slots; complex = double2):
 //   y, yc, yeval, entry_y   cap × NN        k        4 × cap × NN (RK4 stages)
 //   taueval cap (τ + 0i)    logm, status, entered, nsamp  cap bytes
-//   sc  7 × cap doubles: τ, h, h_try, η₁, η_prev, cond, s = τ_end − τ when it last halved
+//   sc  8 × cap doubles: τ, h, h_try, η₁, η_prev, cond, s = τ_end − τ when it last halved,
+//       τ of the resume point (entry_y)
 //   ct  4 × cap u32: accepted, rejected, phase, steps when s last halved
 //   stau cap × 4, sy cap × 4 × NN: endgame samples (τ, y), oldest first
 //   euler, newton, cond_out: the directions of the last iteration
@@ -21,6 +22,7 @@
 #define RT_ETAP 4
 #define RT_COND 5
 #define RT_HALVED 6
+#define RT_RTAU 7
 #define RT_ACC 0
 #define RT_REJ 1
 #define RT_PHASE 2
@@ -70,6 +72,7 @@ struct RtOpts {
         corrector_tol, zone_cond, noise_factor, stagnation_tol, log_spread, log_spread_endgame,
         sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
+    double checkpoint_s;
 };
 
 __device__ __forceinline__ double rt_norm(const double2* v) {
@@ -302,14 +305,15 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
     const unsigned steps = acc + S.ct[RT_REJ * cap + i];
     if (t >= o.endgame_tau) {
         const double s = o.tau_end - t;
-        if (!S.entered[i]) {
+        // the resume point: the zone entry, then every projective point with s ≥ checkpoint_s
+        if (!S.entered[i] || (!lg && s >= o.checkpoint_s)) {
             S.entered[i] = lg ? 2 : 1;
             double2* ey = S.entry_y + i * NN;
 #pragma unroll
             for (int j = 0; j < NN; ++j) ey[j] = y[j];
-            S.sc[RT_HALVED * cap + i] = s;
-            S.ct[RT_HALVED_AT * cap + i] = steps;
-        } else if (s <= 0.5 * S.sc[RT_HALVED * cap + i]) {
+            S.sc[RT_RTAU * cap + i] = t;
+        }
+        if (!(S.sc[RT_HALVED * cap + i] < 1.0 / 0.0) || s <= 0.5 * S.sc[RT_HALVED * cap + i]) {
             S.sc[RT_HALVED * cap + i] = s;
             S.ct[RT_HALVED_AT * cap + i] = steps;
         }
@@ -386,8 +390,8 @@ extern "C" __global__ void rt_load(RtState S, RtOpts o, const int* __restrict__ 
 
 // Record of one slot read back by the host (double2 words): y [NN], entry y [NN], samples'
 // y [RT_SAMPLES·NN], then (τ, cond), (τ of samples 0, 1), (2, 3), (accepted, rejected),
-// (status, log + 2·entered + 8·nsamp).
-#define RT_REC (NN * (2 + RT_SAMPLES) + 5)
+// (status, log + 2·entered + 8·nsamp), (τ of the resume point, 0).
+#define RT_REC (NN * (2 + RT_SAMPLES) + 6)
 
 // Packs slots slot[r] (r < q) into out (q × RT_REC) and empties them.
 extern "C" __global__ void rt_gather(RtState S, const int* __restrict__ slot,
@@ -409,5 +413,36 @@ extern "C" __global__ void rt_gather(RtState S, const int* __restrict__ slot,
     m[3] = cmk((double)S.ct[RT_ACC * cap + i], (double)S.ct[RT_REJ * cap + i]);
     m[4] = cmk((double)S.status[i],
                (double)(S.logm[i] + 2 * S.entered[i] + 8 * S.nsamp[i]));
+    m[5] = cmk(S.sc[RT_RTAU * cap + i], 0.0);
     S.status[i] = 0;
+}
+
+// Moves the path of slot from[r] into the empty slot to[r] (r < q) and empties from[r]:
+// every piece of state the next iteration reads (the directions are recomputed).
+extern "C" __global__ void rt_move(RtState S, const int* __restrict__ from,
+                                   const int* __restrict__ to, int q) {
+    const long r = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= q) return;
+    const long cap = S.cap;
+    const long a = from[r], b = to[r];
+    for (int j = 0; j < NN; ++j) {
+        S.y[b * NN + j] = S.y[a * NN + j];
+        S.yc[b * NN + j] = S.yc[a * NN + j];
+        S.yeval[b * NN + j] = S.yeval[a * NN + j];
+        S.entry_y[b * NN + j] = S.entry_y[a * NN + j];
+        for (int s = 0; s < 4; ++s) S.k[(s * cap + b) * NN + j] = S.k[(s * cap + a) * NN + j];
+    }
+    for (int j = 0; j < RT_SAMPLES * NN; ++j)
+        S.sy[b * RT_SAMPLES * NN + j] = S.sy[a * RT_SAMPLES * NN + j];
+    for (int q2 = 0; q2 < RT_SAMPLES; ++q2) S.stau[b * RT_SAMPLES + q2] = S.stau[a * RT_SAMPLES + q2];
+    for (int f = 0; f < 8; ++f) S.sc[f * cap + b] = S.sc[f * cap + a];
+    for (int f = 0; f < 4; ++f) S.ct[f * cap + b] = S.ct[f * cap + a];
+    S.taueval[b] = S.taueval[a];
+    S.logm[b] = S.logm[a];
+    S.entered[b] = S.entered[a];
+    S.nsamp[b] = S.nsamp[a];
+    if (S.lifts)
+        for (int c = 0; c < MT; ++c) S.lifts[b * MT + c] = S.lifts[a * MT + c];
+    S.status[b] = S.status[a];
+    S.status[a] = 0;
 }

@@ -368,10 +368,10 @@ fn paths_stalled_near_t_1_reach_their_huge_norm_solutions() {
 }
 
 /// Paths put at infinity on weak evidence (stalled, or no Newton convergence where they
-/// stopped) are re-tracked; paths that stopped as diverging (a stable positive valuation)
-/// or reached t = 1 at infinity are not.
+/// stopped) are told apart from paths that stopped as diverging (a stable positive
+/// valuation) or reached t = 1 at infinity; none of them is a re-tracking suspect.
 #[test]
-fn paths_at_infinity_on_weak_evidence_are_retracked() {
+fn paths_at_infinity_on_weak_evidence_are_told_apart() {
     use pathtrack::report::Tally;
     let ep = |path: u64, reason: Option<&str>| Endpoint {
         path,
@@ -398,6 +398,7 @@ fn paths_at_infinity_on_weak_evidence_are_retracked() {
         4,
         Some("no convergence at t = 1 (residual 1.0e-3, |y_n| = 1.0e-5)"),
     ));
-    assert_eq!(tally.suspects(), vec![2, 4]);
+    assert_eq!(tally.weak_infinity_paths(), vec![2, 4]);
+    assert!(tally.suspects().is_empty());
     assert_eq!(tally.counts().at_infinity, 4);
 }

@@ -216,7 +216,7 @@ struct Record {
 /// stable positive valuation of the homogenizing coordinate, or a point with `|y_n|` below
 /// the infinity tolerance) but stalled, or Newton at t = 1 did not converge from where it
 /// stopped. A path towards a solution of huge norm looks like that (chandra-13: one path
-/// stalled at s = 6e-18 near a solution of norm 1e8); such paths are re-tracked.
+/// stalled at s = 6e-18 near a solution of norm 1e8).
 pub fn weak_infinity(e: &Endpoint) -> bool {
     e.status == Status::AtInfinity
         && e.reason
@@ -346,9 +346,11 @@ impl Tally {
             .collect()
     }
 
-    /// Paths whose nonsingular endpoint is shared with another path (path jumping), paths
-    /// that failed, and paths put at infinity on weak evidence ([`weak_infinity`]): the
-    /// candidates for re-tracking.
+    /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
+    /// paths that failed: the candidates for re-tracking. Paths put at infinity on weak
+    /// evidence ([`Self::weak_infinity_paths`]) are not among them: re-tracking them
+    /// (tighter steps, up to 16× the steps, the last round in double-double) made cyclic-10's
+    /// recovery take minutes.
     pub fn suspects(&self) -> Vec<u64> {
         let mut out: Vec<u64> = self
             .solutions()
@@ -359,9 +361,21 @@ impl Tally {
         out.extend(
             self.records
                 .iter()
-                .filter(|r| r.status == Status::Failed || r.weak_infinity)
+                .filter(|r| r.status == Status::Failed)
                 .map(|r| r.path),
         );
+        out.sort_unstable();
+        out
+    }
+
+    /// Paths put at infinity on weak evidence ([`weak_infinity`]), in path order.
+    pub fn weak_infinity_paths(&self) -> Vec<u64> {
+        let mut out: Vec<u64> = self
+            .records
+            .iter()
+            .filter(|r| r.weak_infinity)
+            .map(|r| r.path)
+            .collect();
         out.sort_unstable();
         out
     }

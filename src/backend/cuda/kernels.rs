@@ -36,6 +36,8 @@ pub struct Kernels {
     pub rt_load: CudaFunction,
     /// Resident tracking: slots read back and emptied.
     pub rt_gather: CudaFunction,
+    /// Resident tracking: paths moved into lower slots.
+    pub rt_move: CudaFunction,
     /// The generated evaluator (absent beyond [`MAX_GEN_TERMS`] terms).
     pub eval_gen: Option<CudaFunction>,
     /// The generated evaluator for points with their own lifts (with `eval_gen`).
@@ -249,6 +251,7 @@ pub fn build(
         "rt_advance",
         "rt_load",
         "rt_gather",
+        "rt_move",
     ];
     if generated {
         names.push("eval_gen");
@@ -270,6 +273,7 @@ pub fn build(
         rt_advance: next(),
         rt_load: next(),
         rt_gather: next(),
+        rt_move: next(),
         eval_gen: if generated { Some(next()) } else { None },
         eval_gen_lift: if generated { Some(next()) } else { None },
         qr_build: next(),

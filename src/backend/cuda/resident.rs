@@ -17,9 +17,9 @@ use crate::track::path::{
     STAGNATION_TOL,
 };
 use crate::track::resident::slot::{Snapshot, SLOT_ACTIVE, SLOT_EMPTY};
-use crate::track::resident::{ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
+use crate::track::resident::{compaction_moves, ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::track::{StartPoint, TrackerOptions};
-use cudarc::driver::{DeviceRepr, PushKernelArg};
+use cudarc::driver::{sys as dsys, DeviceRepr, PushKernelArg};
 use num_complex::Complex64 as C64;
 
 /// Samples per slot in kernels/track.cu (`RT_SAMPLES`).
@@ -75,6 +75,7 @@ struct RtOpts {
     max_refine_iters: u32,
     max_steps: u32,
     zone_steps: u32,
+    checkpoint_s: f64,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -100,6 +101,7 @@ impl RtOpts {
             max_refine_iters: o.max_refine_iters,
             max_steps: o.max_steps,
             zone_steps: ZONE_STEPS,
+            checkpoint_s: crate::track::dd::DD_CHECKPOINT_S,
         }
     }
 }
@@ -111,18 +113,32 @@ pub(crate) struct Slots {
     hi: usize,
     state: RtState,
     opts: RtOpts,
-    tracker: TrackerOptions,
     /// Owners of the addresses in `state`.
     _bufs: Vec<DBuf>,
     lifts: Option<DBuf>,
     /// Staging: slot indices, then the packed start points or records.
     stage_idx: Option<DBuf>,
     stage_data: Option<DBuf>,
+    /// The iterations captured as a CUDA graph, for (launch range, iterations).
+    graph: Option<((usize, u32), Graph)>,
+    /// False once a capture failed (plain launches from then on).
+    graph_ok: bool,
+    /// The active slots after the last collection, ascending.
+    active: Vec<usize>,
 }
+
+/// An instantiated CUDA graph. cudarc's handle is not `Send` (raw pointers); a graph may be
+/// launched from any thread that binds its context, and the backend that owns this one is
+/// used by one thread at a time (`&mut self`), which binds the context before launching.
+struct Graph(cudarc::driver::CudaGraph);
+unsafe impl Send for Graph {}
+
+/// Launch ranges are multiples of this (fewer graph captures as the used range moves).
+const GRAPH_GRAIN: usize = 1024;
 
 /// Double2 words of one record of `rt_gather`.
 fn record_len(nn: usize) -> usize {
-    nn * (2 + SAMPLES) + 5
+    nn * (2 + SAMPLES) + 6
 }
 
 impl CudaBackend {
@@ -140,7 +156,7 @@ impl CudaBackend {
         let l = self.loaded()?;
         let (nn, m) = (l.nn, l.m);
         // y, yc, k (4), yeval, entry y, samples; τ_eval; sc; ct; 4 bytes; sample τ; lifts
-        let state = 16 * nn * (8 + SAMPLES) + 16 + 7 * 8 + 4 * 4 + 4 + 8 * SAMPLES + 8 * m;
+        let state = 16 * nn * (8 + SAMPLES) + 16 + 8 * 8 + 4 * 4 + 4 + 8 * SAMPLES + 8 * m;
         // a record read back, or a start point loaded
         let stage = 4 + (16 * record_len(nn)).max(16 * nn + 17 + 8 * m);
         Ok(state + stage + l.bytes_per_point())
@@ -213,11 +229,13 @@ impl CudaBackend {
             hi: 0,
             state,
             opts: RtOpts::new(tracker),
-            tracker: tracker.clone(),
             _bufs: bufs,
             lifts: None,
             stage_idx: None,
             stage_data: None,
+            graph: None,
+            graph_ok: true,
+            active: Vec::new(),
         })
     }
 
@@ -241,7 +259,74 @@ impl CudaBackend {
         let s = self.slots.as_mut().expect("slots allocated");
         s.state.lifts = buf.ptr;
         s.lifts = Some(buf);
+        s.graph = None; // it holds the old state by value
         Ok(())
+    }
+}
+
+impl CudaBackend {
+    /// Queues `iterations` iterations over the first `p` slots: evaluation, direction
+    /// solve, `rt_advance`.
+    fn queue_iterations(&self, p: usize, iterations: u32) -> Result<()> {
+        let s = self
+            .slots
+            .as_ref()
+            .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
+        let b = self
+            .bufs
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
+        let (state, opts) = (s.state, s.opts);
+        let pk = PointKinds {
+            logm: state.logm,
+            lifts: state.lifts,
+        };
+        let l = self.loaded()?;
+        let pi = i32_of(p)?;
+        for _ in 0..iterations {
+            self.queue_eval(
+                p,
+                state.yeval,
+                state.taueval,
+                pk,
+                b.z.ptr,
+                b.e.ptr,
+                b.jac.ptr,
+            )?;
+            self.queue_solve(
+                p,
+                b.jac.ptr,
+                state.yeval,
+                state.logm,
+                b.euler.ptr,
+                b.newton.ptr,
+                b.cond.ptr,
+            )?;
+            unsafe {
+                self.dev
+                    .stream
+                    .launch_builder(&l.k.rt_advance)
+                    .arg(&state)
+                    .arg(&opts)
+                    .arg(&pi)
+                    .launch(grid1(p))
+            }
+            .map_err(|e| cuda_err("cuLaunchKernel(rt_advance)", e))?;
+        }
+        Ok(())
+    }
+
+    /// Captures [`Self::queue_iterations`] as a CUDA graph (one launch replays them all).
+    fn capture_iterations(&self, p: usize, iterations: u32) -> Result<cudarc::driver::CudaGraph> {
+        let s = &self.dev.stream;
+        s.begin_capture(dsys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(|e| cuda_err("cuStreamBeginCapture", e))?;
+        let queued = self.queue_iterations(p, iterations);
+        let g = s
+            .end_capture(dsys::CUgraphInstantiate_flags(0))
+            .map_err(|e| cuda_err("cuStreamEndCapture", e))?;
+        queued?;
+        g.ok_or_else(|| Error::Cuda("stream capture produced no graph".into()))
     }
 }
 
@@ -274,6 +359,7 @@ impl ResidentTracker for CudaBackend {
     }
 
     fn load(&mut self, starts: &[(usize, StartPoint)]) -> Result<()> {
+        self.dev.bind()?;
         if starts.is_empty() {
             return Ok(());
         }
@@ -362,59 +448,39 @@ impl ResidentTracker for CudaBackend {
     }
 
     fn launch(&mut self, iterations: u32) -> Result<()> {
-        let s = self
-            .slots
-            .as_ref()
-            .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
-        let b = self
-            .bufs
-            .as_ref()
-            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
-        let p = s.hi;
-        if p == 0 {
+        self.dev.bind()?;
+        let (hi, cap) = {
+            let s = self
+                .slots
+                .as_ref()
+                .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
+            (s.hi, s.cap)
+        };
+        if hi == 0 {
             return Ok(());
         }
-        let (state, opts) = (s.state, s.opts);
-        let pk = PointKinds {
-            logm: state.logm,
-            lifts: state.lifts,
-        };
-        let l = self.loaded()?;
-        let pi = i32_of(p)?;
-        for _ in 0..iterations {
-            self.queue_eval(
-                p,
-                state.yeval,
-                state.taueval,
-                pk,
-                b.z.ptr,
-                b.e.ptr,
-                b.jac.ptr,
-            )?;
-            self.queue_solve(
-                p,
-                b.jac.ptr,
-                state.yeval,
-                state.logm,
-                b.euler.ptr,
-                b.newton.ptr,
-                b.cond.ptr,
-            )?;
-            unsafe {
-                self.dev
-                    .stream
-                    .launch_builder(&l.k.rt_advance)
-                    .arg(&state)
-                    .arg(&opts)
-                    .arg(&pi)
-                    .launch(grid1(p))
-            }
-            .map_err(|e| cuda_err("cuLaunchKernel(rt_advance)", e))?;
+        // The launch range, rounded up so that one captured graph serves many collections
+        // (slots past `hi` are empty: rt_advance skips them).
+        let p = hi.next_multiple_of(GRAPH_GRAIN).min(cap);
+        let key = (p, iterations);
+        let s = self.slots.as_mut().expect("checked above");
+        if s.graph.as_ref().is_some_and(|(k, _)| *k != key) {
+            s.graph = None;
         }
-        Ok(())
+        if s.graph.is_none() && s.graph_ok {
+            match self.capture_iterations(p, iterations) {
+                Ok(g) => self.slots.as_mut().expect("checked above").graph = Some((key, Graph(g))),
+                Err(_) => self.slots.as_mut().expect("checked above").graph_ok = false,
+            }
+        }
+        match &self.slots.as_ref().expect("checked above").graph {
+            Some((_, g)) => g.0.launch().map_err(|e| cuda_err("cuGraphLaunch", e)),
+            None => self.queue_iterations(p, iterations),
+        }
     }
 
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>> {
+        self.dev.bind()?;
         let (hi, state) = {
             let s = self
                 .slots
@@ -464,16 +530,54 @@ impl ResidentTracker for CudaBackend {
         self.dev.dtoh(&mut out, sd)?;
         let s = self.slots.as_mut().unwrap();
         s.hi = still.map_or(0, |i| i + 1);
-        let tracker = s.tracker.clone();
         let mut exits = Vec::with_capacity(q);
         for (r, &slot) in leaving.iter().enumerate() {
             let w = &out[r * rec..(r + 1) * rec];
             let snap = snapshot(w, nn);
-            if let Some(e) = snap.exit(&tracker, evict) {
+            if let Some(e) = snap.exit(evict) {
                 exits.push((slot as usize, e));
             }
         }
         Ok(exits)
+    }
+
+    fn compact(&mut self) -> Result<Vec<(usize, usize)>> {
+        let s = self
+            .slots
+            .as_ref()
+            .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
+        let moves = compaction_moves(&s.active, s.hi, GRAPH_GRAIN);
+        if moves.is_empty() {
+            return Ok(moves);
+        }
+        let q = moves.len();
+        let idx: Vec<i32> = moves
+            .iter()
+            .map(|m| m.0 as i32)
+            .chain(moves.iter().map(|m| m.1 as i32))
+            .collect();
+        self.dev.bind()?;
+        self.stage(8 * q, 0)?;
+        let s = self.slots.as_ref().unwrap();
+        let si = s.stage_idx.as_ref().unwrap();
+        self.dev.htod(si, &idx)?;
+        let (state, p_from, p_to, qi) = (s.state, si.ptr, si.ptr + 4 * q as u64, i32_of(q)?);
+        let l = self.loaded()?;
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&l.k.rt_move)
+                .arg(&state)
+                .arg(&p_from)
+                .arg(&p_to)
+                .arg(&qi)
+                .launch(grid1(q))
+        }
+        .map_err(|e| cuda_err("cuLaunchKernel(rt_move)", e))?;
+        let s = self.slots.as_mut().unwrap();
+        s.hi = s.active.len();
+        s.active = (0..s.hi).collect();
+        Ok(moves)
     }
 
     fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
@@ -509,7 +613,7 @@ fn snapshot(w: &[C64], nn: usize) -> Snapshot {
         cond: m[0].im,
         steps: (m[3].re as u32, m[3].im as u32),
         log,
-        entry: (entered > 0).then(|| (w[nn..2 * nn].to_vec(), entered == 2)),
+        entry: (entered > 0).then(|| (m[5].re, w[nn..2 * nn].to_vec(), entered == 2)),
         samples: (0..nsamp.min(SAMPLES))
             .map(|q| (stau[q], w[(2 + q) * nn..(3 + q) * nn].to_vec()))
             .collect(),

@@ -158,7 +158,7 @@ impl ResidentTracker for HostResident {
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>> {
         let mut out = Vec::new();
         for (i, slot) in self.slots.iter_mut().enumerate() {
-            if let Some(exit) = slot.as_ref().and_then(|s| s.exit(&self.opts, evict)) {
+            if let Some(exit) = slot.as_ref().and_then(|s| s.exit(evict)) {
                 out.push((i, exit));
                 *slot = None;
                 self.lifts[i] = None;
@@ -169,5 +169,19 @@ impl ResidentTracker for HostResident {
 
     fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
         self.cpu.directions(pts, out)
+    }
+
+    /// The device's policy (no grain: every compaction is exercised here).
+    fn compact(&mut self) -> Result<Vec<(usize, usize)>> {
+        let active: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].is_some())
+            .collect();
+        let hi = active.last().map_or(0, |&i| i + 1);
+        let moves = super::compaction_moves(&active, hi, 0);
+        for &(from, to) in &moves {
+            self.slots.swap(from, to);
+            self.lifts.swap(from, to);
+        }
+        Ok(moves)
     }
 }

@@ -81,6 +81,33 @@ pub trait ResidentTracker {
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>>;
     /// The directions of the host's own paths (on the host's cores).
     fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()>;
+    /// Moves active paths into lower empty slots when few are left (so that iterations
+    /// cover fewer slots); returns the moves `(from, to)`. Called after a collection once
+    /// no start points are left.
+    fn compact(&mut self) -> Result<Vec<(usize, usize)>>;
+}
+
+/// The moves that pack the active slots (`active`, ascending) into the lowest ones, when
+/// they fill at most half of the used range `hi` and that range is at least `grain`
+/// slots: each active slot at or above `active.len()` goes to the lowest empty slot below.
+pub fn compaction_moves(active: &[usize], hi: usize, grain: usize) -> Vec<(usize, usize)> {
+    let k = active.len();
+    if hi < grain.max(2) || 2 * k > hi {
+        return Vec::new();
+    }
+    let mut holes = (0..k).filter(|i| active.binary_search(i).is_err());
+    active
+        .iter()
+        .filter(|&&i| i >= k)
+        .map(|&from| {
+            (
+                from,
+                holes
+                    .next()
+                    .expect("as many holes below k as actives above"),
+            )
+        })
+        .collect()
 }
 
 /// What the orchestrator remembers of a slot's path.
@@ -105,7 +132,7 @@ pub fn track_resident(
     let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
     let clock = std::time::Instant::now();
     let (mut t_launch, mut t_host, mut t_collect) = (0.0, 0.0, 0.0);
-    let (mut loops, mut handed, mut ended, mut evicted) = (0u64, 0u64, 0u64, 0u64);
+    let (mut loops, mut handed, mut ended, mut evicted, mut moved) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let slots = rt.begin(opts)?;
     let mut occupant: Vec<Option<Occupant>> = (0..slots).map(|_| None).collect();
     // Free slots, lowest first (popped from the end).
@@ -199,6 +226,14 @@ pub fn track_resident(
                     )),
                 }
             }
+            if exhausted {
+                for (from, to) in rt.compact()? {
+                    moved += 1;
+                    occupant[to] = occupant[from].take();
+                    free.retain(|&f| f != to);
+                    free.push(from);
+                }
+            }
             // Lowest slots first, whatever order they were freed in.
             free.sort_unstable_by(|a, b| b.cmp(a));
         }
@@ -211,7 +246,7 @@ pub fn track_resident(
         eprintln!(
             "resident: {slots} slots, {loops} loops, {:.3} s: launch {t_launch:.3} s, host rounds \
              {t_host:.3} s, collect {t_collect:.3} s; {ended} ended in slots, {handed} to the host \
-             ({evicted} evicted in the tail)",
+             ({evicted} evicted in the tail); {moved} moved by compaction",
             clock.elapsed().as_secs_f64()
         );
     }
@@ -221,4 +256,29 @@ pub fn track_resident(
 /// A tuning override from the environment (experiments; unset in normal runs).
 fn env_usize(name: &str) -> Option<usize> {
     std::env::var(name).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compaction_moves;
+
+    #[test]
+    fn compaction_packs_the_active_slots_into_the_lowest() {
+        // 3 active of 10 used slots: 7 and 9 move into the holes 0 and 2.
+        assert_eq!(compaction_moves(&[1, 7, 9], 10, 0), vec![(7, 0), (9, 2)]);
+        // more than half active, or a range below the grain: no move
+        assert!(compaction_moves(&[0, 2, 5, 6, 7, 9], 10, 0).is_empty());
+        assert!(compaction_moves(&[7, 9], 10, 16).is_empty());
+        // already packed
+        assert!(compaction_moves(&[0, 1], 10, 0).is_empty());
+        // the result is a packed prefix
+        let active = [3, 4, 11, 12, 19, 25];
+        let moves = compaction_moves(&active, 26, 0);
+        let mut after: Vec<usize> = active
+            .iter()
+            .map(|&a| moves.iter().find(|m| m.0 == a).map_or(a, |m| m.1))
+            .collect();
+        after.sort_unstable();
+        assert_eq!(after, (0..6).collect::<Vec<_>>());
+    }
 }

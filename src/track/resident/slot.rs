@@ -3,16 +3,18 @@
 //!
 //! It is [`crate::track::PathState`] without the endgame: start refinement, RK4 stages 2–4
 //! and Newton corrections on the real τ axis, the same step control, the switch from log to
-//! projective coordinates. A path that enters the endgame zone (`τ ≥ endgame_tau`) keeps
-//! its entry point and goes on towards `τ_end`; it ends here only when it gets there
-//! without trouble ([`EXIT_REACHED`]). Trouble in the zone — a condition estimate above
-//! [`ZONE_COND`], [`ZONE_STEPS`] steps without halving `s = τ_end − τ`, a step-size
-//! underflow — hands the path
-//! back to the host tracker from its entry point ([`EXIT_HANDOFF`]), whose endgames
+//! projective coordinates. A path that enters the endgame zone (`τ ≥ endgame_tau`) keeps a
+//! *resume point* — its entry point, then every accepted projective point with
+//! `s = τ_end − τ ≥` [`DD_CHECKPOINT_S`] (the host tracker's checkpoint rule) — and goes on
+//! towards `τ_end`; it ends here only when it gets there without trouble
+//! ([`EXIT_REACHED`]). Trouble in the zone — a condition estimate above [`ZONE_COND`],
+//! [`ZONE_STEPS`] steps without halving `s`, a step-size underflow — hands the path
+//! back to the host tracker from its resume point ([`EXIT_HANDOFF`]), whose endgames
 //! (Cauchy loops, valuations, double-double residuals) take it from there. Failures before
 //! the zone end the path ([`EXIT_FAILED`] + reason).
 
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
+use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
     LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
     STAGNATION_TOL,
@@ -26,7 +28,7 @@ pub const SLOT_EMPTY: u8 = 0;
 pub const SLOT_ACTIVE: u8 = 1;
 /// The path reached `τ_end`.
 pub const EXIT_REACHED: u8 = 2;
-/// The path goes back to the host from its endgame-zone entry point.
+/// The path goes back to the host from its resume point in the endgame zone.
 pub const EXIT_HANDOFF: u8 = 3;
 /// The path failed before the endgame zone; `EXIT_FAILED + r` with `r` an index of
 /// [`FAIL_REASONS`].
@@ -77,8 +79,8 @@ pub struct Slot {
     pub accepted: u32,
     pub rejected: u32,
     pub log: bool,
-    /// The point where the path entered the endgame zone (τ = endgame_tau), once it has.
-    pub entry: Option<(Vec<C64>, bool)>,
+    /// The resume point `(τ, y, log)` in the endgame zone, once the path is there.
+    pub entry: Option<(f64, Vec<C64>, bool)>,
     /// In the zone: `s = τ_end − τ` when it last halved, and the steps (accepted +
     /// rejected) taken by then.
     halved_s: f64,
@@ -167,7 +169,7 @@ impl Slot {
         self.eval_tau = self.tau + c;
     }
 
-    /// Ends the path: handed back from its entry point once in the zone, failed before.
+    /// Ends the path: handed back from its resume point once in the zone, failed before.
     fn stop(&mut self, reason: u8) {
         self.status = if self.entry.is_some() {
             EXIT_HANDOFF
@@ -327,10 +329,10 @@ impl Slot {
         }
         if self.tau >= opts.endgame_tau {
             let s = opts.tau_end - self.tau;
-            if self.entry.is_none() {
-                self.entry = Some((self.y.clone(), self.log));
-                (self.halved_s, self.halved_at) = (s, self.steps());
-            } else if s <= 0.5 * self.halved_s {
+            if self.entry.is_none() || (!self.log && s >= DD_CHECKPOINT_S) {
+                self.entry = Some((self.tau, self.y.clone(), self.log));
+            }
+            if self.halved_s == f64::INFINITY || s <= 0.5 * self.halved_s {
                 (self.halved_s, self.halved_at) = (s, self.steps());
             }
             if self.cond > ZONE_COND || self.steps() - self.halved_at >= ZONE_STEPS {
@@ -358,8 +360,8 @@ impl Slot {
     }
 
     /// What the host gets back from a slot that left (`status` not active), or, with
-    /// `evict`, from an active one (tracked on from its entry point, or from where it is).
-    pub fn exit(&self, opts: &TrackerOptions, evict: bool) -> Option<SlotExit> {
+    /// `evict`, from an active one (tracked on from its resume point, or from where it is).
+    pub fn exit(&self, evict: bool) -> Option<SlotExit> {
         Snapshot {
             status: self.status,
             y: self.y.clone(),
@@ -370,7 +372,7 @@ impl Slot {
             entry: self.entry.clone(),
             samples: self.samples.clone(),
         }
-        .exit(opts, evict)
+        .exit(evict)
     }
 }
 
@@ -384,13 +386,13 @@ pub struct Snapshot {
     /// (accepted, rejected)
     pub steps: (u32, u32),
     pub log: bool,
-    pub entry: Option<(Vec<C64>, bool)>,
+    pub entry: Option<(f64, Vec<C64>, bool)>,
     pub samples: Vec<(f64, Vec<C64>)>,
 }
 
 impl Snapshot {
     /// See [`Slot::exit`].
-    pub fn exit(self, opts: &TrackerOptions, evict: bool) -> Option<SlotExit> {
+    pub fn exit(self, evict: bool) -> Option<SlotExit> {
         let steps = self.steps;
         match self.status {
             EXIT_REACHED => Some(SlotExit::End {
@@ -401,12 +403,12 @@ impl Snapshot {
                 code: TrackCode::Reached,
                 samples: self.samples,
                 checkpoint: match self.entry {
-                    Some((y, false)) => Some((opts.endgame_tau, y)),
+                    Some((t, y, false)) => Some((t, y)),
                     _ => None,
                 },
             }),
-            SLOT_ACTIVE if evict => Some(self.continuation(opts)),
-            EXIT_HANDOFF => Some(self.continuation(opts)),
+            SLOT_ACTIVE if evict => Some(self.continuation()),
+            EXIT_HANDOFF => Some(self.continuation()),
             s if s >= EXIT_FAILED => {
                 let mut y = self.y;
                 if self.log {
@@ -430,15 +432,10 @@ impl Snapshot {
         }
     }
 
-    fn continuation(self, opts: &TrackerOptions) -> SlotExit {
+    fn continuation(self) -> SlotExit {
         let steps = self.steps;
         match self.entry {
-            Some((y, log)) => SlotExit::Continue {
-                y,
-                tau: opts.endgame_tau,
-                log,
-                steps,
-            },
+            Some((tau, y, log)) => SlotExit::Continue { y, tau, log, steps },
             None => SlotExit::Continue {
                 y: self.y,
                 tau: self.tau,
