@@ -9,7 +9,7 @@
 //   y, yc, yeval, entry_y   cap × NN        k        4 × cap × NN (RK4 stages)
 //   taueval cap (τ + 0i)    logm, status, entered, nsamp  cap bytes
 //   sc  8 × cap doubles: τ, h, h_try, η₁, η_prev, cond, s = τ_end − τ when it last halved,
-//       τ of the resume point (entry_y)
+//       τ of the zone entry (entry_y)
 //   ct  4 × cap u32: accepted, rejected, phase, steps when s last halved
 //   stau cap × 4, sy cap × 4 × NN: endgame samples (τ, y), oldest first
 //   euler, newton, cond_out: the directions of the last iteration
@@ -72,14 +72,20 @@ struct RtOpts {
         corrector_tol, zone_cond, noise_factor, stagnation_tol, log_spread, log_spread_endgame,
         sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
-    double checkpoint_s;
+    double valuation_tol, divergence_s;
 };
+
 
 __device__ __forceinline__ double rt_norm(const double2* v) {
     double s = 0.0;
 #pragma unroll
     for (int j = 0; j < NN; ++j) s += v[j].x * v[j].x + v[j].y * v[j].y;
     return sqrt(s);
+}
+
+// |y_n| / ‖y‖ (at least the smallest positive double), as endgame::homogenizing_valuation.
+__device__ __forceinline__ double rt_rel(const double2* y) {
+    return fmax(sqrt(cnorm2(y[NN - 1])) / rt_norm(y), 2.2250738585072014e-308);
 }
 
 __device__ __forceinline__ void rt_normalize(double2* v) {
@@ -305,8 +311,7 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
     const unsigned steps = acc + S.ct[RT_REJ * cap + i];
     if (t >= o.endgame_tau) {
         const double s = o.tau_end - t;
-        // the resume point: the zone entry, then every projective point with s ≥ checkpoint_s
-        if (!S.entered[i] || (!lg && s >= o.checkpoint_s)) {
+        if (!S.entered[i]) {
             S.entered[i] = lg ? 2 : 1;
             double2* ey = S.entry_y + i * NN;
 #pragma unroll
@@ -338,6 +343,21 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.stau[i * RT_SAMPLES + ns] = t;
             for (int j = 0; j < NN; ++j) S.sy[(i * RT_SAMPLES + ns) * NN + j] = y[j];
             S.nsamp[i] = (unsigned char)(ns + 1);
+            // a homogenizing coordinate still shrinking like s^v, v > 2·VALUATION_TOL, at
+            // s ≤ DIVERGENCE_S: to the host
+            if (ns >= 1 && !lg && s <= o.divergence_s) {
+                const double s1 = fabs(o.tau_end - S.stau[i * RT_SAMPLES + ns - 1]);
+                const double s2 = fabs(o.tau_end - t);
+                if (s1 > 0.0 && s2 > 0.0 && s1 != s2) {
+                    const double v = (log(rt_rel(S.sy + (i * RT_SAMPLES + ns - 1) * NN)) -
+                                      log(rt_rel(S.sy + (i * RT_SAMPLES + ns) * NN))) /
+                                     (log(s1) - log(s2));
+                    if (v > 2.0 * o.valuation_tol) {
+                        S.status[i] = RT_HANDOFF;
+                        return;
+                    }
+                }
+            }
         }
     }
     if (steps >= o.max_steps) {

@@ -75,7 +75,8 @@ struct RtOpts {
     max_refine_iters: u32,
     max_steps: u32,
     zone_steps: u32,
-    checkpoint_s: f64,
+    valuation_tol: f64,
+    divergence_s: f64,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -101,7 +102,8 @@ impl RtOpts {
             max_refine_iters: o.max_refine_iters,
             max_steps: o.max_steps,
             zone_steps: ZONE_STEPS,
-            checkpoint_s: crate::track::dd::DD_CHECKPOINT_S,
+            valuation_tol: crate::endgame::VALUATION_TOL,
+            divergence_s: crate::track::path::DIVERGENCE_S,
         }
     }
 }

@@ -3,21 +3,22 @@
 //!
 //! It is [`crate::track::PathState`] without the endgame: start refinement, RK4 stages 2–4
 //! and Newton corrections on the real τ axis, the same step control, the switch from log to
-//! projective coordinates. A path that enters the endgame zone (`τ ≥ endgame_tau`) keeps a
-//! *resume point* — its entry point, then every accepted projective point with
-//! `s = τ_end − τ ≥` [`DD_CHECKPOINT_S`] (the host tracker's checkpoint rule) — and goes on
-//! towards `τ_end`; it ends here only when it gets there without trouble
-//! ([`EXIT_REACHED`]). Trouble in the zone — a condition estimate above [`ZONE_COND`],
-//! [`ZONE_STEPS`] steps without halving `s`, a step-size underflow — hands the path
-//! back to the host tracker from its resume point ([`EXIT_HANDOFF`]), whose endgames
+//! projective coordinates. A path that enters the endgame zone (`τ ≥ endgame_tau`) keeps
+//! its entry point and goes on towards `τ_end`; it ends here only when it gets there
+//! without trouble ([`EXIT_REACHED`]). Trouble in the zone — a condition estimate above
+//! [`ZONE_COND`], [`ZONE_STEPS`] steps without halving `s = τ_end − τ`, a step-size
+//! underflow, a homogenizing coordinate that still shrinks like `s^v` with
+//! `v > 2·VALUATION_TOL` between the last two endgame samples once `s ≤ DIVERGENCE_S` (a
+//! diverging path, or one towards a solution of huge norm: the host's rule) — hands the path back to the host tracker from its entry point
+//! ([`EXIT_HANDOFF`]), whose endgames
 //! (Cauchy loops, valuations, double-double residuals) take it from there. Failures before
 //! the zone end the path ([`EXIT_FAILED`] + reason).
 
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
-use crate::track::dd::DD_CHECKPOINT_S;
+use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::track::path::{
-    LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
-    STAGNATION_TOL,
+    DIVERGENCE_S, LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR,
+    SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -28,7 +29,7 @@ pub const SLOT_EMPTY: u8 = 0;
 pub const SLOT_ACTIVE: u8 = 1;
 /// The path reached `τ_end`.
 pub const EXIT_REACHED: u8 = 2;
-/// The path goes back to the host from its resume point in the endgame zone.
+/// The path goes back to the host from its endgame-zone entry point.
 pub const EXIT_HANDOFF: u8 = 3;
 /// The path failed before the endgame zone; `EXIT_FAILED + r` with `r` an index of
 /// [`FAIL_REASONS`].
@@ -79,7 +80,7 @@ pub struct Slot {
     pub accepted: u32,
     pub rejected: u32,
     pub log: bool,
-    /// The resume point `(τ, y, log)` in the endgame zone, once the path is there.
+    /// The point `(τ, y, log)` where the path entered the endgame zone, once it has.
     pub entry: Option<(f64, Vec<C64>, bool)>,
     /// In the zone: `s = τ_end − τ` when it last halved, and the steps (accepted +
     /// rejected) taken by then.
@@ -169,7 +170,7 @@ impl Slot {
         self.eval_tau = self.tau + c;
     }
 
-    /// Ends the path: handed back from its resume point once in the zone, failed before.
+    /// Ends the path: handed back from its entry point once in the zone, failed before.
     fn stop(&mut self, reason: u8) {
         self.status = if self.entry.is_some() {
             EXIT_HANDOFF
@@ -329,7 +330,7 @@ impl Slot {
         }
         if self.tau >= opts.endgame_tau {
             let s = opts.tau_end - self.tau;
-            if self.entry.is_none() || (!self.log && s >= DD_CHECKPOINT_S) {
+            if self.entry.is_none() {
                 self.entry = Some((self.tau, self.y.clone(), self.log));
             }
             if self.halved_s == f64::INFINITY || s <= 0.5 * self.halved_s {
@@ -351,6 +352,11 @@ impl Slot {
                     self.samples.remove(0);
                 }
                 self.samples.push((self.tau, self.y.clone()));
+                let v = homogenizing_valuation(&self.samples, opts.tau_end);
+                if !self.log && s <= DIVERGENCE_S && v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
+                    self.status = EXIT_HANDOFF;
+                    return;
+                }
             }
         }
         if self.steps() >= opts.max_steps {
@@ -360,7 +366,7 @@ impl Slot {
     }
 
     /// What the host gets back from a slot that left (`status` not active), or, with
-    /// `evict`, from an active one (tracked on from its resume point, or from where it is).
+    /// `evict`, from an active one (tracked on from its entry point, or from where it is).
     pub fn exit(&self, evict: bool) -> Option<SlotExit> {
         Snapshot {
             status: self.status,
