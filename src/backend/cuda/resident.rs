@@ -502,7 +502,11 @@ impl ResidentTracker for CudaBackend {
             .filter(|&i| status[i] > SLOT_ACTIVE || (evict && status[i] == SLOT_ACTIVE))
             .map(|i| i as i32)
             .collect();
-        let still = (0..hi).rev().find(|&i| status[i] == SLOT_ACTIVE && !evict);
+        let active: Vec<usize> = (0..hi)
+            .filter(|&i| status[i] == SLOT_ACTIVE && !evict)
+            .collect();
+        let still = active.last().copied();
+        self.slots.as_mut().unwrap().active = active;
         let q = leaving.len();
         if q == 0 {
             return Ok(Vec::new());
