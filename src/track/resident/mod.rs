@@ -130,6 +130,7 @@ pub fn track_resident(
     let tail = env_usize("PATHTRACK_RESIDENT_TAIL").unwrap_or(TAIL);
     let iterations = env_usize("PATHTRACK_RESIDENT_ITERS").map_or(ITERATIONS, |v| v as u32);
     let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
+    let no_compaction = std::env::var_os("PATHTRACK_RESIDENT_NO_COMPACTION").is_some();
     let clock = std::time::Instant::now();
     let (mut t_launch, mut t_host, mut t_collect) = (0.0, 0.0, 0.0);
     let (mut loops, mut handed, mut ended, mut evicted, mut moved) = (0u64, 0u64, 0u64, 0u64, 0u64);
@@ -226,7 +227,7 @@ pub fn track_resident(
                     )),
                 }
             }
-            if exhausted {
+            if exhausted && !no_compaction {
                 for (from, to) in rt.compact()? {
                     moved += 1;
                     occupant[to] = occupant[from].take();
