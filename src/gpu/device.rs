@@ -183,6 +183,23 @@ impl Device {
             .map_err(|e| cuda_err("cuMemsetD8Async", e))
     }
 
+    /// Captures the work `queue` puts on the stream as a CUDA graph (replayed by one launch).
+    pub fn capture_graph(
+        &self,
+        queue: impl FnOnce() -> Result<()>,
+    ) -> Result<cudarc::driver::CudaGraph> {
+        use cudarc::driver::sys as dsys;
+        let s = &self.stream;
+        s.begin_capture(dsys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(|e| cuda_err("cuStreamBeginCapture", e))?;
+        let queued = queue();
+        let g = s
+            .end_capture(dsys::CUgraphInstantiate_flags(0))
+            .map_err(|e| cuda_err("cuStreamEndCapture", e))?;
+        queued?;
+        g.ok_or_else(|| Error::Cuda("stream capture produced no graph".into()))
+    }
+
     pub fn sync(&self) -> Result<()> {
         self.stream
             .synchronize()

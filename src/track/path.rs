@@ -157,19 +157,31 @@ pub struct PathState {
     halved_at: u32,
 }
 
-fn norm(v: &[C64]) -> f64 {
+/// Euclidean norm.
+pub(crate) fn norm(v: &[C64]) -> f64 {
     v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
 }
 
-fn normalize(v: &mut [C64]) {
+/// Scales `v` to unit norm (left as it is when its norm is 0 or not finite).
+pub(crate) fn normalize(v: &mut [C64]) {
     let s = norm(v);
     if s > 0.0 && s.is_finite() {
         v.iter_mut().for_each(|z| *z /= s);
     }
 }
 
-fn finite(v: &[C64]) -> bool {
+pub(crate) fn finite(v: &[C64]) -> bool {
     v.iter().all(|z| z.re.is_finite() && z.im.is_finite())
+}
+
+/// Leaves affine log coordinates: `y = e^{z − max Re z}` normalized (tiny coordinates may
+/// underflow to 0, which projective tracking handles).
+pub(crate) fn log_to_projective(z: &mut [C64]) {
+    let hi = z.iter().fold(f64::NEG_INFINITY, |a, v| a.max(v.re));
+    for v in z.iter_mut() {
+        *v = (*v - hi).exp();
+    }
+    normalize(z);
 }
 
 /// `out = y + c·d`
@@ -253,11 +265,7 @@ impl PathState {
     /// Leaves log coordinates: `y = e^{z − max Re z}` normalized (tiny coordinates may
     /// underflow to 0, which projective tracking handles).
     fn to_projective(&mut self) {
-        let hi = self.y.iter().fold(f64::NEG_INFINITY, |a, z| a.max(z.re));
-        for z in self.y.iter_mut() {
-            *z = (*z - hi).exp();
-        }
-        normalize(&mut self.y);
+        log_to_projective(&mut self.y);
         self.log = false;
     }
 

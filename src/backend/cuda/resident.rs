@@ -19,7 +19,7 @@ use crate::track::path::{
 use crate::track::resident::slot::{Snapshot, SLOT_ACTIVE, SLOT_EMPTY};
 use crate::track::resident::{compaction_moves, ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::track::{StartPoint, TrackerOptions};
-use cudarc::driver::{sys as dsys, DeviceRepr, PushKernelArg};
+use cudarc::driver::{DeviceRepr, PushKernelArg};
 use num_complex::Complex64 as C64;
 
 /// Samples per slot in kernels/track.cu (`RT_SAMPLES`).
@@ -320,15 +320,8 @@ impl CudaBackend {
 
     /// Captures [`Self::queue_iterations`] as a CUDA graph (one launch replays them all).
     fn capture_iterations(&self, p: usize, iterations: u32) -> Result<cudarc::driver::CudaGraph> {
-        let s = &self.dev.stream;
-        s.begin_capture(dsys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .map_err(|e| cuda_err("cuStreamBeginCapture", e))?;
-        let queued = self.queue_iterations(p, iterations);
-        let g = s
-            .end_capture(dsys::CUgraphInstantiate_flags(0))
-            .map_err(|e| cuda_err("cuStreamEndCapture", e))?;
-        queued?;
-        g.ok_or_else(|| Error::Cuda("stream capture produced no graph".into()))
+        self.dev
+            .capture_graph(|| self.queue_iterations(p, iterations))
     }
 }
 

@@ -8,7 +8,7 @@
 use super::{grid1, i32_of, CudaBackend, PointKinds};
 use crate::error::{Error, Result};
 use crate::gpu::device::{cuda_err, Timer};
-use cudarc::driver::{sys as dsys, PushKernelArg};
+use cudarc::driver::PushKernelArg;
 use num_complex::Complex64 as C64;
 use rand::{Rng, SeedableRng};
 
@@ -188,14 +188,6 @@ impl CudaBackend {
 
     /// Captures one step of `q` points as a CUDA graph.
     fn capture_step(&self, q: usize, dt: f64) -> Result<cudarc::driver::CudaGraph> {
-        let s = &self.dev.stream;
-        s.begin_capture(dsys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .map_err(|e| cuda_err("cuStreamBeginCapture", e))?;
-        let queued = self.queue_step(q, dt);
-        let g = s
-            .end_capture(dsys::CUgraphInstantiate_flags(0))
-            .map_err(|e| cuda_err("cuStreamEndCapture", e))?;
-        queued?;
-        g.ok_or_else(|| Error::Cuda("stream capture produced no graph".into()))
+        self.dev.capture_graph(|| self.queue_step(q, dt))
     }
 }

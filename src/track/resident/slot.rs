@@ -17,8 +17,8 @@
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::track::path::{
-    DIVERGENCE_S, LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR,
-    SAMPLE_RATIO, STAGNATION_TOL,
+    finite, log_to_projective, norm, normalize, DIVERGENCE_S, LOG_SWITCH_SPREAD,
+    LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -88,30 +88,6 @@ pub struct Slot {
     halved_at: u32,
     /// Endgame samples `(τ, y)`, oldest first (as [`crate::track::PathState`]'s).
     pub samples: Vec<(f64, Vec<C64>)>,
-}
-
-fn norm(v: &[C64]) -> f64 {
-    v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
-}
-
-fn normalize(v: &mut [C64]) {
-    let s = norm(v);
-    if s > 0.0 && s.is_finite() {
-        v.iter_mut().for_each(|z| *z /= s);
-    }
-}
-
-fn finite(v: &[C64]) -> bool {
-    v.iter().all(|z| z.re.is_finite() && z.im.is_finite())
-}
-
-/// `y = e^{z − max Re z}` normalized.
-pub fn log_to_projective(z: &mut [C64]) {
-    let hi = z.iter().fold(f64::NEG_INFINITY, |a, v| a.max(v.re));
-    for v in z.iter_mut() {
-        *v = (*v - hi).exp();
-    }
-    normalize(z);
 }
 
 impl Slot {
