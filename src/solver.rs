@@ -162,7 +162,9 @@ pub fn solve(
             tally.add(&e);
             obs.endpoint(&e)
         };
-        start.track(only, tracker, opts.tau_start, backend, &mut on_end)
+        let mut tracker = tracker.clone();
+        tracker.paths = Some(only.as_ref().map_or(paths as u64, |ids| ids.len() as u64));
+        start.track(only, &tracker, opts.tau_start, backend, &mut on_end)
     };
     track(
         opts.only.clone().map(Arc::new),

@@ -58,8 +58,9 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Track whole paths in resident slots: on the GPU the whole step loop stays on the
-    /// device and only endgame-zone trouble comes back to the host (default on the GPU);
-    /// on the CPU the same step machine runs on the host (default off; for comparisons).
+    /// device and only endgame-zone trouble comes back to the host (default on the GPU for
+    /// runs of 8,192 paths or more; `true` forces it for any count); on the CPU the same
+    /// step machine runs on the host (default off; for comparisons).
     #[arg(long, action = clap::ArgAction::Set)]
     pub resident: Option<bool>,
     /// Paths tracked at once (default 4096 on the CPU, 65536 on the GPU).
@@ -110,6 +111,9 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         a.threads,
         a.resident,
     )?;
+    if a.resident == Some(true) {
+        opts.tracker.resident_min_paths = 0; // asked for: whatever the path count
+    }
     if a.batch.is_none() && backend.name() == "cuda" {
         opts.tracker.batch = CUDA_BATCH;
     }
