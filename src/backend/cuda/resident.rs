@@ -127,6 +127,8 @@ pub(crate) struct Slots {
     graph_ok: bool,
     /// The active slots after the last collection, ascending.
     active: Vec<usize>,
+    /// `Some` when `PATHTRACK_RESIDENT_TRACE` is set.
+    profile: Option<Profile>,
 }
 
 /// An instantiated CUDA graph. cudarc's handle is not `Send` (raw pointers); a graph may be
@@ -134,6 +136,30 @@ pub(crate) struct Slots {
 /// used by one thread at a time (`&mut self`), which binds the context before launching.
 struct Graph(cudarc::driver::CudaGraph);
 unsafe impl Send for Graph {}
+
+/// The parts of one iteration.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Eval,
+    Solve,
+    Advance,
+}
+
+/// Sampled device time of the parts of an iteration (`PATHTRACK_RESIDENT_TRACE`).
+#[derive(Clone, Debug, Default)]
+struct Profile {
+    /// Milliseconds of evaluation, direction solve and `rt_advance`, summed over samples.
+    ms: [f64; 3],
+    samples: u64,
+    /// Launch range summed over samples.
+    points: u64,
+    /// Launches so far (one in [`PROFILE_EVERY`] is preceded by a timed iteration).
+    launches: u64,
+}
+
+/// With `PATHTRACK_RESIDENT_TRACE`, every this many launches one iteration is timed part by
+/// part.
+const PROFILE_EVERY: u64 = 64;
 
 /// Launch ranges are multiples of this (fewer graph captures as the used range moves).
 const GRAPH_GRAIN: usize = 1024;
@@ -238,6 +264,7 @@ impl CudaBackend {
             graph: None,
             graph_ok: true,
             active: Vec::new(),
+            profile: std::env::var_os("PATHTRACK_RESIDENT_TRACE").map(|_| Profile::default()),
         })
     }
 
@@ -270,6 +297,16 @@ impl CudaBackend {
     /// Queues `iterations` iterations over the first `p` slots: evaluation, direction
     /// solve, `rt_advance`.
     fn queue_iterations(&self, p: usize, iterations: u32) -> Result<()> {
+        for _ in 0..iterations {
+            for part in [Part::Eval, Part::Solve, Part::Advance] {
+                self.queue_part(p, part)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues one part of an iteration over the first `p` slots.
+    fn queue_part(&self, p: usize, part: Part) -> Result<()> {
         let s = self
             .slots
             .as_ref()
@@ -279,23 +316,23 @@ impl CudaBackend {
             .as_ref()
             .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
         let (state, opts) = (s.state, s.opts);
-        let pk = PointKinds {
-            logm: state.logm,
-            lifts: state.lifts,
-        };
-        let l = self.loaded()?;
-        let pi = i32_of(p)?;
-        for _ in 0..iterations {
-            self.queue_eval(
-                p,
-                state.yeval,
-                state.taueval,
-                pk,
-                b.z.ptr,
-                b.e.ptr,
-                b.jac.ptr,
-            )?;
-            self.queue_solve(
+        match part {
+            Part::Eval => {
+                let pk = PointKinds {
+                    logm: state.logm,
+                    lifts: state.lifts,
+                };
+                self.queue_eval(
+                    p,
+                    state.yeval,
+                    state.taueval,
+                    pk,
+                    b.z.ptr,
+                    b.e.ptr,
+                    b.jac.ptr,
+                )
+            }
+            Part::Solve => self.queue_solve(
                 p,
                 b.jac.ptr,
                 state.yeval,
@@ -303,17 +340,45 @@ impl CudaBackend {
                 b.euler.ptr,
                 b.newton.ptr,
                 b.cond.ptr,
-            )?;
-            unsafe {
-                self.dev
-                    .stream
-                    .launch_builder(&l.k.rt_advance)
-                    .arg(&state)
-                    .arg(&opts)
-                    .arg(&pi)
-                    .launch(grid1(p))
+            ),
+            Part::Advance => {
+                let l = self.loaded()?;
+                let pi = i32_of(p)?;
+                unsafe {
+                    self.dev
+                        .stream
+                        .launch_builder(&l.k.rt_advance)
+                        .arg(&state)
+                        .arg(&opts)
+                        .arg(&pi)
+                        .launch(grid1(p))
+                }
+                .map(|_| ())
+                .map_err(|e| cuda_err("cuLaunchKernel(rt_advance)", e))
             }
-            .map_err(|e| cuda_err("cuLaunchKernel(rt_advance)", e))?;
+        }
+    }
+
+    /// One iteration with each part timed by CUDA events (`PATHTRACK_RESIDENT_TRACE`):
+    /// adds the milliseconds to the slots' profile.
+    fn profile_iteration(&mut self, p: usize) -> Result<()> {
+        let t = crate::gpu::Timer::new(&self.dev)?;
+        let mut ms = [0.0; 3];
+        for (k, part) in [Part::Eval, Part::Solve, Part::Advance]
+            .into_iter()
+            .enumerate()
+        {
+            t.start(&self.dev)?;
+            self.queue_part(p, part)?;
+            ms[k] = t.stop_ms(&self.dev)?;
+        }
+        let s = self.slots.as_mut().expect("slots allocated");
+        if let Some(pr) = s.profile.as_mut() {
+            for (acc, v) in pr.ms.iter_mut().zip(ms) {
+                *acc += v;
+            }
+            pr.samples += 1;
+            pr.points += p as u64;
         }
         Ok(())
     }
@@ -457,6 +522,17 @@ impl ResidentTracker for CudaBackend {
         // The launch range, rounded up so that one captured graph serves many collections
         // (slots past `hi` are empty: rt_advance skips them).
         let p = hi.next_multiple_of(GRAPH_GRAIN).min(cap);
+        let sample = self
+            .slots
+            .as_mut()
+            .and_then(|s| s.profile.as_mut())
+            .is_some_and(|pr| {
+                pr.launches += 1;
+                pr.launches % PROFILE_EVERY == 1
+            });
+        if sample {
+            self.profile_iteration(p)?;
+        }
         let key = (p, iterations);
         let s = self.slots.as_mut().expect("checked above");
         if s.graph.as_ref().is_some_and(|(k, _)| *k != key) {
@@ -577,6 +653,27 @@ impl ResidentTracker for CudaBackend {
         s.hi = s.active.len();
         s.active = (0..s.hi).collect();
         Ok(moves)
+    }
+
+    fn profile(&self) -> Option<String> {
+        let pr = self.slots.as_ref()?.profile.as_ref()?;
+        if pr.samples == 0 {
+            return None;
+        }
+        let n = pr.samples as f64;
+        let per_point = |ms: f64| 1e6 * ms / pr.points as f64;
+        Some(format!(
+            "{} timed iterations, mean launch range {:.0} slots: eval {:.3} ms ({:.1} ns/slot), \
+             solve {:.3} ms ({:.1} ns/slot), rt_advance {:.3} ms ({:.1} ns/slot)",
+            pr.samples,
+            pr.points as f64 / n,
+            pr.ms[0] / n,
+            per_point(pr.ms[0]),
+            pr.ms[1] / n,
+            per_point(pr.ms[1]),
+            pr.ms[2] / n,
+            per_point(pr.ms[2]),
+        ))
     }
 
     fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {

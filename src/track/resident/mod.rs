@@ -90,6 +90,10 @@ pub trait ResidentTracker {
     /// cover fewer slots); returns the moves `(from, to)`. Called after a collection once
     /// no start points are left.
     fn compact(&mut self) -> Result<Vec<(usize, usize)>>;
+    /// Where the device time of an iteration goes, when sampled (`PATHTRACK_RESIDENT_TRACE`).
+    fn profile(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The moves that pack the active slots (`active`, ascending) into the lowest ones, when
@@ -138,6 +142,7 @@ pub fn track_resident(
     let no_compaction = std::env::var_os("PATHTRACK_RESIDENT_NO_COMPACTION").is_some();
     let clock = std::time::Instant::now();
     let (mut t_launch, mut t_host, mut t_collect) = (0.0, 0.0, 0.0);
+    let mut host_evals = 0u64;
     let (mut loops, mut handed, mut ended, mut evicted, mut moved) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let slots = rt.begin(opts)?;
     let mut occupant: Vec<Option<Occupant>> = (0..slots).map(|_| None).collect();
@@ -181,6 +186,7 @@ pub fn track_resident(
             round.run(&mut dirs, &mut host, nh, m, &default_lifts, opts, on_end)?;
             stats.rounds += 1;
             stats.evaluations += host.len() as u64;
+            host_evals += host.len() as u64;
         }
         let t2 = std::time::Instant::now();
         t_host += (t2 - t1).as_secs_f64();
@@ -252,9 +258,15 @@ pub fn track_resident(
         eprintln!(
             "resident: {slots} slots, {loops} loops, {:.3} s: launch {t_launch:.3} s, host rounds \
              {t_host:.3} s, collect {t_collect:.3} s; {ended} ended in slots, {handed} to the host \
-             ({evicted} evicted in the tail); {moved} moved by compaction",
-            clock.elapsed().as_secs_f64()
+             ({evicted} evicted in the tail); {moved} moved by compaction; {} slot-iterations \
+             launched, {} host evaluations",
+            clock.elapsed().as_secs_f64(),
+            stats.evaluations - host_evals,
+            host_evals
         );
+        if let Some(p) = rt.profile() {
+            eprintln!("resident: {p}");
+        }
     }
     Ok(stats)
 }
