@@ -366,39 +366,3 @@ fn paths_stalled_near_t_1_reach_their_huge_norm_solutions() {
         assert!(e.refined_dd, "path {}", e.path);
     }
 }
-
-/// Paths put at infinity on weak evidence (stalled, or no Newton convergence where they
-/// stopped) are told apart from paths that stopped as diverging (a stable positive
-/// valuation) or reached t = 1 at infinity; none of them is a re-tracking suspect.
-#[test]
-fn paths_at_infinity_on_weak_evidence_are_told_apart() {
-    use pathtrack::report::Tally;
-    let ep = |path: u64, reason: Option<&str>| Endpoint {
-        path,
-        status: Status::AtInfinity,
-        reason: reason.map(String::from),
-        projective: vec![C64::new(1.0, 0.0), C64::new(0.0, 0.0)],
-        coordinates: None,
-        residual: f64::NAN,
-        condition: 1e3,
-        accepted: 10,
-        rejected: 0,
-        valuation: Some(0.5),
-        winding: None,
-        accuracy: None,
-        rank: None,
-        attempt: 0,
-        refined_dd: false,
-    };
-    let mut tally = Tally::default();
-    tally.add(&ep(1, Some("diverging (valuation 0.500)")));
-    tally.add(&ep(2, Some("stalled (1000 steps at s = 6.0e-18)")));
-    tally.add(&ep(3, None));
-    tally.add(&ep(
-        4,
-        Some("no convergence at t = 1 (residual 1.0e-3, |y_n| = 1.0e-5)"),
-    ));
-    assert_eq!(tally.weak_infinity_paths(), vec![2, 4]);
-    assert!(tally.suspects().is_empty());
-    assert_eq!(tally.counts().at_infinity, 4);
-}

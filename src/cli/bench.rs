@@ -188,7 +188,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 *threads,
                 *resident,
             )?;
-            let batch = batch.or((b.name() == "cuda").then_some(super::solve::CUDA_BATCH));
+            let tracker = super::solve::tracker_for(b.as_ref(), *batch, *resident)?;
             super::solve_bench::bench_solve(
                 systems,
                 *threads,
@@ -196,7 +196,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 *start,
                 path.as_deref(),
                 b.as_mut(),
-                batch,
+                &tracker,
             )
             .map(|_| 0)
         }

@@ -6,6 +6,7 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::report::{progress, summary_table, SolutionWriter};
 use crate::solver::{solve, Observer, SolveOptions, StartKind};
+use crate::track::TrackerOptions;
 use clap::Args;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -97,12 +98,6 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }),
         ..Default::default()
     };
-    if let Some(b) = a.batch {
-        if b == 0 {
-            return Err(Error::Usage("--batch must be positive".into()));
-        }
-        opts.tracker.batch = b;
-    }
     let mut backend = make_backend(
         a.backend,
         a.device,
@@ -111,12 +106,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         a.threads,
         a.resident,
     )?;
-    if a.resident == Some(true) {
-        opts.tracker.resident_min_paths = 0; // asked for: whatever the path count
-    }
-    if a.batch.is_none() && backend.name() == "cuda" {
-        opts.tracker.batch = CUDA_BATCH;
-    }
+    opts.tracker = tracker_for(backend.as_ref(), a.batch, a.resident)?;
     struct Cli {
         pb: indicatif::ProgressBar,
         writer: SolutionWriter,
@@ -153,6 +143,27 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
 
 /// Default paths per round on the GPU (one batched direction solve per round).
 pub const CUDA_BATCH: usize = 65536;
+
+/// The tracker settings the backend and the `--batch` / `--resident` flags ask for (`solve`
+/// and `bench solve` alike): `batch` paths at once (default 4,096 on the CPU, [`CUDA_BATCH`]
+/// on the GPU), and with `--resident true` the slots whatever the path count.
+pub fn tracker_for(
+    backend: &dyn Backend,
+    batch: Option<usize>,
+    resident: Option<bool>,
+) -> Result<TrackerOptions> {
+    let mut t = TrackerOptions::default();
+    match batch {
+        Some(0) => return Err(Error::Usage("--batch must be positive".into())),
+        Some(b) => t.batch = b,
+        None if backend.name() == "cuda" => t.batch = CUDA_BATCH,
+        None => {}
+    }
+    if resident == Some(true) {
+        t.resident_min_paths = 0;
+    }
+    Ok(t)
+}
 
 /// The backend `--backend` asks for: `cuda` must open the GPU (else `Error::Cuda`, exit 2);
 /// `auto` falls back to the CPU with a one-line notice on stderr. `resident`: resident

@@ -10,6 +10,7 @@ use crate::backend::Backend;
 use crate::error::Result;
 use crate::report::Summary;
 use crate::solver::{solve, SolveOptions, StartKind};
+use crate::track::TrackerOptions;
 use std::ffi::OsStr;
 
 /// One row of the table: our solve and, when phc is on the path, its run.
@@ -21,7 +22,7 @@ pub struct SolveRow {
 }
 
 /// Solves every system (names of families with a size, or files) on `backend` (`threads`
-/// host threads, 0: all cores; `batch` paths at once, `None`: the default) and, when `phc`
+/// host threads, 0: all cores) with `tracker`'s settings and, when `phc`
 /// is found in `path`, with `phc -b -tT` on as many threads; prints the table and returns
 /// its rows.
 #[allow(clippy::too_many_arguments)]
@@ -32,7 +33,7 @@ pub fn bench_solve(
     start: StartKind,
     path: Option<&OsStr>,
     backend: &mut dyn Backend,
-    batch: Option<usize>,
+    tracker: &TrackerOptions,
 ) -> Result<Vec<SolveRow>> {
     let t = if threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -66,15 +67,13 @@ pub fn bench_solve(
     let mut rows = Vec::new();
     for name in systems {
         let sys = system_by_name(name)?;
-        let mut opts = SolveOptions {
+        let opts = SolveOptions {
             seed,
             start,
             threads,
+            tracker: tracker.clone(),
             ..Default::default()
         };
-        if let Some(b) = batch {
-            opts.tracker.batch = b;
-        }
         let s = solve(
             &sys,
             &opts,
@@ -150,7 +149,7 @@ mod tests {
             StartKind::Polyhedral,
             Some(path),
             &mut crate::backend::cpu::CpuBackend::new(1).unwrap(),
-            None,
+            &TrackerOptions::default(),
         )
         .unwrap();
         assert_eq!(rows.len(), 1);

@@ -207,21 +207,6 @@ struct Record {
     rank: Option<usize>,
     /// Refined by Newton in double-double: accurate to full double precision.
     refined_dd: bool,
-    /// At infinity without a clean divergence: the path stalled, or Newton did not converge
-    /// where it stopped (see [`weak_infinity`]).
-    weak_infinity: bool,
-}
-
-/// An endpoint put at infinity on weak evidence: the path did not stop as diverging (a
-/// stable positive valuation of the homogenizing coordinate, or a point with `|y_n|` below
-/// the infinity tolerance) but stalled, or Newton at t = 1 did not converge from where it
-/// stopped. A path towards a solution of huge norm looks like that (chandra-13: one path
-/// stalled at s = 6e-18 near a solution of norm 1e8).
-pub fn weak_infinity(e: &Endpoint) -> bool {
-    e.status == Status::AtInfinity
-        && e.reason
-            .as_ref()
-            .is_some_and(|r| !r.starts_with(crate::track::path::DIVERGING))
 }
 
 /// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
@@ -278,7 +263,6 @@ impl Tally {
             condition: e.condition,
             rank: e.rank,
             refined_dd: e.refined_dd,
-            weak_infinity: weak_infinity(e),
         };
         match self.index.get(&e.path) {
             Some(&i) => self.records[i] = r,
@@ -347,10 +331,10 @@ impl Tally {
     }
 
     /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
-    /// paths that failed: the candidates for re-tracking. Paths put at infinity on weak
-    /// evidence ([`Self::weak_infinity_paths`]) are not among them: re-tracking them
+    /// paths that failed: the candidates for re-tracking. Paths at infinity are not among
+    /// them, even those that stalled or where Newton did not converge: re-tracking those
     /// (tighter steps, up to 16× the steps, the last round in double-double) made cyclic-10's
-    /// recovery take minutes.
+    /// recovery take minutes (session 9).
     pub fn suspects(&self) -> Vec<u64> {
         let mut out: Vec<u64> = self
             .solutions()
@@ -364,18 +348,6 @@ impl Tally {
                 .filter(|r| r.status == Status::Failed)
                 .map(|r| r.path),
         );
-        out.sort_unstable();
-        out
-    }
-
-    /// Paths put at infinity on weak evidence ([`weak_infinity`]), in path order.
-    pub fn weak_infinity_paths(&self) -> Vec<u64> {
-        let mut out: Vec<u64> = self
-            .records
-            .iter()
-            .filter(|r| r.weak_infinity)
-            .map(|r| r.path)
-            .collect();
         out.sort_unstable();
         out
     }

@@ -164,6 +164,9 @@ const PROFILE_EVERY: u64 = 64;
 /// Launch ranges are multiples of this (fewer graph captures as the used range moves).
 const GRAPH_GRAIN: usize = 1024;
 
+/// Index of the status bytes among [`Slots`]'s buffers (the order of `RtState`).
+const STATUS_BUF: usize = 8;
+
 /// Double2 words of one record of `rt_gather`.
 fn record_len(nn: usize) -> usize {
     nn * (2 + SAMPLES) + 6
@@ -225,7 +228,7 @@ impl CudaBackend {
             c16(SAMPLES * cap * nn)?,       // sy
             d.alloc::<u8>(cap)?,            // nsamp
         ];
-        d.fill_bytes(&bufs[8], SLOT_EMPTY)?;
+        d.fill_bytes(&bufs[STATUS_BUF], SLOT_EMPTY)?;
         let b = self
             .bufs
             .as_ref()
@@ -240,7 +243,7 @@ impl CudaBackend {
             logm: p(5),
             sc: p(6),
             ct: p(7),
-            status: p(8),
+            status: p(STATUS_BUF),
             entered: p(9),
             entry_y: p(10),
             stau: p(11),
@@ -564,8 +567,7 @@ impl ResidentTracker for CudaBackend {
         }
         let nn = self.loaded()?.nn;
         let mut status = vec![0u8; hi];
-        // the status bytes are the first `cap` bytes of their buffer
-        let sbuf = &self.slots.as_ref().unwrap()._bufs[8];
+        let sbuf = &self.slots.as_ref().unwrap()._bufs[STATUS_BUF];
         self.dev.dtoh(&mut status, sbuf)?;
         let leaving: Vec<i32> = (0..hi)
             .filter(|&i| status[i] > SLOT_ACTIVE || (evict && status[i] == SLOT_ACTIVE))

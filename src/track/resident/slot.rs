@@ -344,6 +344,9 @@ impl Slot {
     /// What the host gets back from a slot that left (`status` not active), or, with
     /// `evict`, from an active one (tracked on from its entry point, or from where it is).
     pub fn exit(&self, evict: bool) -> Option<SlotExit> {
+        if self.status == SLOT_EMPTY || (self.status == SLOT_ACTIVE && !evict) {
+            return None; // still tracking: nothing to copy
+        }
         Snapshot {
             status: self.status,
             y: self.y.clone(),
