@@ -16,6 +16,67 @@ use rand::SeedableRng;
 use serde_json::{json, Map};
 use std::sync::Arc;
 
+/// Endpoints wait in a [`RefineQueue`] until this many are there…
+const REFINE_BATCH: usize = 256;
+/// …or this long has passed since the queue last went to the observer.
+const REFINE_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Endpoints on their way from the tracker to the tally and the observer: the tracker hands
+/// them over one at a time (from its collection loop, where the GPU or the host's tracking
+/// waits), and [`Refiner::process`] (Newton, double-double where needed, condition and rank)
+/// runs on them in parallel, a batch at a time; they reach the tally and the observer in the
+/// order the tracker gave them (so the output stays reproducible). At most
+/// [`REFINE_BATCH`] endpoints, or [`REFINE_WAIT`] of them, are held back.
+struct RefineQueue<'r, 'a> {
+    refiner: &'r Refiner<'a>,
+    pool: &'r rayon::ThreadPool,
+    attempt: u8,
+    pending: Vec<crate::track::PathEnd>,
+    since: std::time::Instant,
+}
+
+impl<'r, 'a> RefineQueue<'r, 'a> {
+    fn new(refiner: &'r Refiner<'a>, pool: &'r rayon::ThreadPool, attempt: u8) -> Self {
+        RefineQueue {
+            refiner,
+            pool,
+            attempt,
+            pending: Vec::new(),
+            since: std::time::Instant::now(),
+        }
+    }
+
+    fn push(
+        &mut self,
+        end: crate::track::PathEnd,
+        tally: &mut Tally,
+        obs: &mut dyn Observer,
+    ) -> Result<()> {
+        self.pending.push(end);
+        if self.pending.len() >= REFINE_BATCH || self.since.elapsed() >= REFINE_WAIT {
+            self.flush(tally, obs)?;
+        }
+        Ok(())
+    }
+
+    /// Refines every waiting endpoint and reports them.
+    fn flush(&mut self, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
+        use rayon::prelude::*;
+        let ends = std::mem::take(&mut self.pending);
+        let refiner = self.refiner;
+        let done: Vec<Endpoint> = self
+            .pool
+            .install(|| ends.into_par_iter().map(|e| refiner.process(e)).collect());
+        for mut e in done {
+            e.attempt = self.attempt;
+            tally.add(&e);
+            obs.endpoint(&e)?;
+        }
+        self.since = std::time::Instant::now();
+        Ok(())
+    }
+}
+
 /// Which start system to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StartKind {
@@ -144,27 +205,32 @@ pub fn solve(
         }
     };
     obs.total(paths);
+    let mut phases = crate::report::Phases {
+        start_system: clock.elapsed().as_secs_f64(),
+        ..Default::default()
+    };
     backend.set_homotopy(start.homotopy())?;
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
     let mut attempt = 0u8;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(|e| Error::Internal(format!("refinement threads: {e}")))?;
     let mut track = |only: Option<Arc<Vec<u64>>>,
                      tracker: &TrackerOptions,
                      attempt: u8,
                      tally: &mut Tally,
                      obs: &mut dyn Observer| {
-        let mut on_end = |end| {
-            refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
-            refiner.retracking = attempt > 0;
-            let mut e = refiner.process(end);
-            e.attempt = attempt;
-            tally.add(&e);
-            obs.endpoint(&e)
-        };
+        refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
+        refiner.retracking = attempt > 0;
+        let mut queue = RefineQueue::new(&refiner, &pool, attempt);
+        let mut on_end = |end| queue.push(end, tally, obs);
         let mut tracker = tracker.clone();
         tracker.paths = Some(only.as_ref().map_or(paths as u64, |ids| ids.len() as u64));
-        start.track(only, &tracker, opts.tau_start, backend, &mut on_end)
+        start.track(only, &tracker, opts.tau_start, backend, &mut on_end)?;
+        queue.flush(tally, obs)
     };
     track(
         opts.only.clone().map(Arc::new),
@@ -173,6 +239,7 @@ pub fn solve(
         &mut tally,
         &mut *obs,
     )?;
+    phases.tracking = clock.elapsed().as_secs_f64() - phases.start_system;
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     let before = tally.counts();
@@ -214,6 +281,7 @@ pub fn solve(
             obs.endpoint(&e)?;
         }
     }
+    phases.recovery = clock.elapsed().as_secs_f64() - phases.start_system - phases.tracking;
     let c = tally.counts();
     let recovered = (c.nonsingular + c.singular)
         .saturating_sub(before.nonsingular + before.singular)
@@ -232,6 +300,7 @@ pub fn solve(
         recovered,
         retracked,
         seconds: clock.elapsed().as_secs_f64(),
+        phases,
         backend: backend.name(),
         start: opts.start.name().into(),
         seed: opts.seed,

@@ -47,6 +47,9 @@ pub struct Summary {
     /// Paths re-tracked with tighter tolerances.
     pub retracked: u64,
     pub seconds: f64,
+    /// Where `seconds` went: the start system (root counts, mixed cells), the first tracking
+    /// pass with its refinement, the recovery rounds.
+    pub phases: Phases,
     pub backend: String,
     pub start: String,
     pub seed: u64,
@@ -54,6 +57,14 @@ pub struct Summary {
     /// The distinct finite solutions (not part of the JSON summary; `--solutions` writes them).
     #[serde(skip)]
     pub solutions: Vec<Solution>,
+}
+
+/// Wall seconds of the parts of a solve (see [`Summary::phases`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Phases {
+    pub start_system: f64,
+    pub tracking: f64,
+    pub recovery: f64,
 }
 
 /// One distinct finite solution: a cluster of path endpoints.
@@ -507,6 +518,15 @@ pub fn summary_table(s: &Summary) -> String {
     row(&mut t, "backend", s.backend.clone());
     row(&mut t, "seed", s.seed.to_string());
     row(&mut t, "seconds", format!("{:.3}", s.seconds));
+    let ph = &s.phases;
+    row(
+        &mut t,
+        "  phases",
+        format!(
+            "start {:.3}, tracking {:.3}, recovery {:.3}",
+            ph.start_system, ph.tracking, ph.recovery
+        ),
+    );
     t
 }
 

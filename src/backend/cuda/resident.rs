@@ -155,11 +155,18 @@ struct Profile {
     points: u64,
     /// Launches so far (one in [`PROFILE_EVERY`] is preceded by a timed iteration).
     launches: u64,
+    /// Graphs captured and the seconds spent capturing them.
+    captures: u64,
+    capture_s: f64,
+    /// Seconds waiting for the launched iterations (the status copy), and in the rest of the
+    /// collections (gathering the records, decoding them).
+    wait_s: f64,
+    gather_s: f64,
 }
 
 /// With `PATHTRACK_RESIDENT_TRACE`, every this many launches one iteration is timed part by
 /// part.
-const PROFILE_EVERY: u64 = 64;
+const PROFILE_EVERY: u64 = 8;
 
 /// Launch ranges are multiples of this (fewer graph captures as the used range moves).
 const GRAPH_GRAIN: usize = 1024;
@@ -542,9 +549,16 @@ impl ResidentTracker for CudaBackend {
             s.graph = None;
         }
         if s.graph.is_none() && s.graph_ok {
-            match self.capture_iterations(p, iterations) {
-                Ok(g) => self.slots.as_mut().expect("checked above").graph = Some((key, Graph(g))),
-                Err(_) => self.slots.as_mut().expect("checked above").graph_ok = false,
+            let t0 = std::time::Instant::now();
+            let captured = self.capture_iterations(p, iterations);
+            let s = self.slots.as_mut().expect("checked above");
+            match captured {
+                Ok(g) => s.graph = Some((key, Graph(g))),
+                Err(_) => s.graph_ok = false,
+            }
+            if let Some(pr) = s.profile.as_mut() {
+                pr.captures += 1;
+                pr.capture_s += t0.elapsed().as_secs_f64();
             }
         }
         match &self.slots.as_ref().expect("checked above").graph {
@@ -568,7 +582,12 @@ impl ResidentTracker for CudaBackend {
         let nn = self.loaded()?.nn;
         let mut status = vec![0u8; hi];
         let sbuf = &self.slots.as_ref().unwrap()._bufs[STATUS_BUF];
+        let t0 = std::time::Instant::now();
         self.dev.dtoh(&mut status, sbuf)?;
+        let t1 = std::time::Instant::now();
+        if let Some(pr) = self.slots.as_mut().unwrap().profile.as_mut() {
+            pr.wait_s += (t1 - t0).as_secs_f64();
+        }
         let leaving: Vec<i32> = (0..hi)
             .filter(|&i| status[i] > SLOT_ACTIVE || (evict && status[i] == SLOT_ACTIVE))
             .map(|i| i as i32)
@@ -615,6 +634,9 @@ impl ResidentTracker for CudaBackend {
                 exits.push((slot as usize, e));
             }
         }
+        if let Some(pr) = s.profile.as_mut() {
+            pr.gather_s += t1.elapsed().as_secs_f64();
+        }
         Ok(exits)
     }
 
@@ -659,13 +681,18 @@ impl ResidentTracker for CudaBackend {
 
     fn profile(&self) -> Option<String> {
         let pr = self.slots.as_ref()?.profile.as_ref()?;
+        let host = format!(
+            "{} launches; waiting for them {:.3} s, gathering exits {:.3} s, {} graph captures \
+             {:.3} s",
+            pr.launches, pr.wait_s, pr.gather_s, pr.captures, pr.capture_s
+        );
         if pr.samples == 0 {
-            return None;
+            return Some(host);
         }
         let n = pr.samples as f64;
         let per_point = |ms: f64| 1e6 * ms / pr.points as f64;
         Some(format!(
-            "{} timed iterations, mean launch range {:.0} slots: eval {:.3} ms ({:.1} ns/slot), \
+            "{host}; {} timed iterations, mean launch range {:.0} slots: eval {:.3} ms ({:.1} ns/slot), \
              solve {:.3} ms ({:.1} ns/slot), rt_advance {:.3} ms ({:.1} ns/slot)",
             pr.samples,
             pr.points as f64 / n,

@@ -139,9 +139,11 @@ pub fn track_resident(
     let tail = env_usize("PATHTRACK_RESIDENT_TAIL").unwrap_or(TAIL);
     let iterations = env_usize("PATHTRACK_RESIDENT_ITERS").map_or(ITERATIONS, |v| v as u32);
     let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
+    // PATHTRACK_RESIDENT_TRACE=2: one line per loop with slots in use.
+    let trace_loops = std::env::var("PATHTRACK_RESIDENT_TRACE").is_ok_and(|v| v == "2");
     let no_compaction = std::env::var_os("PATHTRACK_RESIDENT_NO_COMPACTION").is_some();
     let clock = std::time::Instant::now();
-    let (mut t_launch, mut t_host, mut t_collect) = (0.0, 0.0, 0.0);
+    let (mut t_launch, mut t_host, mut t_collect, mut t_compact) = (0.0, 0.0, 0.0, 0.0);
     let mut host_evals = 0u64;
     let (mut loops, mut handed, mut ended, mut evicted, mut moved) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let slots = rt.begin(opts)?;
@@ -152,6 +154,9 @@ pub fn track_resident(
     let mut round = Round::default();
     let mut stats = TrackStats::default();
     let mut exhausted = false;
+    // Paths that left their slots at `Reached` or failed, handed to `on_end` after the next
+    // launch.
+    let mut finished: Vec<PathEnd> = Vec::new();
     loop {
         let mut new = Vec::new();
         while !exhausted && !free.is_empty() {
@@ -178,6 +183,11 @@ pub fn track_resident(
             rt.launch(iterations)?;
             stats.rounds += iterations as u64;
             stats.evaluations += iterations as u64 * resident as u64;
+        }
+        // The paths that ended in the last collection go on (to refinement) while the
+        // slots iterate.
+        for end in finished.drain(..) {
+            on_end(end)?;
         }
         let t1 = std::time::Instant::now();
         t_launch += (t1 - t0).as_secs_f64();
@@ -212,7 +222,7 @@ pub fn track_resident(
                         code,
                         samples,
                         checkpoint,
-                    } => on_end(PathEnd {
+                    } => finished.push(PathEnd {
                         path: o.path,
                         y,
                         tau,
@@ -223,7 +233,7 @@ pub fn track_resident(
                         samples,
                         checkpoint,
                         lifts: o.lifts,
-                    })?,
+                    }),
                     SlotExit::Continue { y, tau, log, steps } => host.push(PathState::new(
                         StartPoint {
                             path: o.path,
@@ -238,26 +248,42 @@ pub fn track_resident(
                     )),
                 }
             }
+            let t3 = std::time::Instant::now();
             if exhausted && !no_compaction {
-                for (from, to) in rt.compact()? {
-                    moved += 1;
-                    occupant[to] = occupant[from].take();
-                    free.retain(|&f| f != to);
-                    free.push(from);
+                let moves = rt.compact()?;
+                if !moves.is_empty() {
+                    moved += moves.len() as u64;
+                    for (from, to) in moves {
+                        occupant[to] = occupant[from].take();
+                    }
+                    free = (0..slots).rev().filter(|&i| occupant[i].is_none()).collect();
                 }
             }
             // Lowest slots first, whatever order they were freed in.
             free.sort_unstable_by(|a, b| b.cmp(a));
+            t_compact += t3.elapsed().as_secs_f64();
         }
         t_collect += t2.elapsed().as_secs_f64();
+        if trace_loops && resident > 0 {
+            eprintln!(
+                "resident loop {loops}: {resident} in slots, {} on the host; host round {:.2} ms, \
+                 collect {:.2} ms",
+                host.len(),
+                1e3 * (t2 - t1).as_secs_f64(),
+                1e3 * t2.elapsed().as_secs_f64()
+            );
+        }
         if exhausted && free.len() == slots && host.is_empty() {
+            for end in finished.drain(..) {
+                on_end(end)?;
+            }
             break;
         }
     }
     if trace {
         eprintln!(
-            "resident: {slots} slots, {loops} loops, {:.3} s: launch {t_launch:.3} s, host rounds \
-             {t_host:.3} s, collect {t_collect:.3} s; {ended} ended in slots, {handed} to the host \
+            "resident: {slots} slots, {loops} loops, {:.3} s: launch and hand-over {t_launch:.3} s, host rounds \
+             {t_host:.3} s, collect {t_collect:.3} s (compaction {t_compact:.3} s); {ended} ended in slots, {handed} to the host \
              ({evicted} evicted in the tail); {moved} moved by compaction; {} slot-iterations \
              launched, {} host evaluations",
             clock.elapsed().as_secs_f64(),
