@@ -210,6 +210,7 @@ pub fn solve(
         ..Default::default()
     };
     backend.set_homotopy(start.homotopy())?;
+    phases.backend_setup = clock.elapsed().as_secs_f64() - phases.start_system;
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
@@ -227,9 +228,7 @@ pub fn solve(
         refiner.retracking = attempt > 0;
         let mut queue = RefineQueue::new(&refiner, &pool, attempt);
         let mut on_end = |end| queue.push(end, tally, obs);
-        let mut tracker = tracker.clone();
-        tracker.paths = Some(only.as_ref().map_or(paths as u64, |ids| ids.len() as u64));
-        start.track(only, &tracker, opts.tau_start, backend, &mut on_end)?;
+        start.track(only, tracker, opts.tau_start, backend, &mut on_end)?;
         queue.flush(tally, obs)
     };
     track(
@@ -239,7 +238,7 @@ pub fn solve(
         &mut tally,
         &mut *obs,
     )?;
-    phases.tracking = clock.elapsed().as_secs_f64() - phases.start_system;
+    phases.tracking = clock.elapsed().as_secs_f64() - phases.start_system - phases.backend_setup;
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     let before = tally.counts();
@@ -281,7 +280,10 @@ pub fn solve(
             obs.endpoint(&e)?;
         }
     }
-    phases.recovery = clock.elapsed().as_secs_f64() - phases.start_system - phases.tracking;
+    phases.recovery = clock.elapsed().as_secs_f64()
+        - phases.start_system
+        - phases.backend_setup
+        - phases.tracking;
     let c = tally.counts();
     let recovered = (c.nonsingular + c.singular)
         .saturating_sub(before.nonsingular + before.singular)

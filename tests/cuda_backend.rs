@@ -852,7 +852,6 @@ fn resident_tracking_matches_round_tracking_and_the_cpu_backend() {
         };
         let (cs, ce) = pathtrack::solver::solve_collect(&sys, &opts, &mut cpu).unwrap();
         opts.tracker.batch = pathtrack::cli::solve::CUDA_BATCH;
-        opts.tracker.resident_min_paths = 0; // resident whatever the path count
         g.set_resident(true);
         let (rs, re) = pathtrack::solver::solve_collect(&sys, &opts, &mut g).unwrap();
         g.set_resident(false);

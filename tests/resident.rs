@@ -28,7 +28,6 @@ fn solve_resident(
         ..Default::default()
     };
     opts.tracker.batch = batch;
-    opts.tracker.resident_min_paths = 0; // resident whatever the path count
     solve_collect(sys, &opts, &mut b).unwrap()
 }
 
@@ -90,27 +89,4 @@ fn resident_polyhedral_solves_find_every_solution() {
 fn resident_total_degree_solves_find_every_solution() {
     check("katsura6", StartKind::TotalDegree, 1, 64);
     check("noon4", StartKind::TotalDegree, 1, 73);
-}
-
-/// Below `resident_min_paths` (default 8,192) a backend with slots tracks round by round:
-/// katsura-6's 64 paths on `HostResident` give bit for bit the CPU backend's endpoints (the
-/// slots, with their double-only residuals, would not).
-#[test]
-fn small_runs_track_round_by_round() {
-    let sys = shipped("katsura6");
-    let opts = SolveOptions::default();
-    assert_eq!(opts.tracker.resident_min_paths, 8192);
-    let (_, a) = solve_collect(&sys, &opts, &mut HostResident::new(2).unwrap()).unwrap();
-    let (_, b) = solve_collect(&sys, &opts, &mut CpuBackend::new(2).unwrap()).unwrap();
-    assert_eq!(a.len(), 64);
-    for (u, v) in a.iter().zip(&b) {
-        assert_eq!(u.projective, v.projective, "path {}", u.path);
-    }
-    let mut forced = opts.clone();
-    forced.tracker.resident_min_paths = 0;
-    let (_, c) = solve_collect(&sys, &forced, &mut HostResident::new(2).unwrap()).unwrap();
-    assert!(
-        c.iter().zip(&b).any(|(u, v)| u.projective != v.projective),
-        "the slots' endpoints equal the rounds' bit for bit: the test no longer tells them apart"
-    );
 }

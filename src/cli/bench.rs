@@ -188,7 +188,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 *threads,
                 *resident,
             )?;
-            let tracker = super::solve::tracker_for(b.as_ref(), *batch, *resident)?;
+            let tracker = super::solve::tracker_for(b.as_ref(), *batch)?;
             super::solve_bench::bench_solve(
                 systems,
                 *threads,

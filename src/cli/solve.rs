@@ -59,9 +59,9 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Track whole paths in resident slots: on the GPU the whole step loop stays on the
-    /// device and only endgame-zone trouble comes back to the host (default on the GPU for
-    /// runs of 8,192 paths or more; `true` forces it for any count); on the CPU the same
-    /// step machine runs on the host (default off; for comparisons).
+    /// device and only endgame-zone trouble comes back to the host (default on the GPU;
+    /// `false` tracks round by round, one batched direction solve per step); on the CPU the
+    /// same step machine runs on the host (default off; for comparisons).
     #[arg(long, action = clap::ArgAction::Set)]
     pub resident: Option<bool>,
     /// Paths tracked at once (default 4096 on the CPU, 65536 on the GPU).
@@ -106,7 +106,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         a.threads,
         a.resident,
     )?;
-    opts.tracker = tracker_for(backend.as_ref(), a.batch, a.resident)?;
+    opts.tracker = tracker_for(backend.as_ref(), a.batch)?;
     struct Cli {
         pb: indicatif::ProgressBar,
         writer: SolutionWriter,
@@ -144,23 +144,15 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
 /// Default paths per round on the GPU (one batched direction solve per round).
 pub const CUDA_BATCH: usize = 65536;
 
-/// The tracker settings the backend and the `--batch` / `--resident` flags ask for (`solve`
-/// and `bench solve` alike): `batch` paths at once (default 4,096 on the CPU, [`CUDA_BATCH`]
-/// on the GPU), and with `--resident true` the slots whatever the path count.
-pub fn tracker_for(
-    backend: &dyn Backend,
-    batch: Option<usize>,
-    resident: Option<bool>,
-) -> Result<TrackerOptions> {
+/// The tracker settings the backend and the `--batch` flag ask for (`solve` and `bench solve`
+/// alike): `batch` paths at once (default 4,096 on the CPU, [`CUDA_BATCH`] on the GPU).
+pub fn tracker_for(backend: &dyn Backend, batch: Option<usize>) -> Result<TrackerOptions> {
     let mut t = TrackerOptions::default();
     match batch {
         Some(0) => return Err(Error::Usage("--batch must be positive".into())),
         Some(b) => t.batch = b,
         None if backend.name() == "cuda" => t.batch = CUDA_BATCH,
         None => {}
-    }
-    if resident == Some(true) {
-        t.resident_min_paths = 0;
     }
     Ok(t)
 }

@@ -63,6 +63,9 @@ pub struct Summary {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Phases {
     pub start_system: f64,
+    /// Loading the homotopy into the backend (on the GPU: compiling its kernels with NVRTC;
+    /// the driver's JIT cache makes a second run of the same system shape faster).
+    pub backend_setup: f64,
     pub tracking: f64,
     pub recovery: f64,
 }
@@ -523,8 +526,8 @@ pub fn summary_table(s: &Summary) -> String {
         &mut t,
         "  phases",
         format!(
-            "start {:.3}, tracking {:.3}, recovery {:.3}",
-            ph.start_system, ph.tracking, ph.recovery
+            "start {:.3}, backend setup {:.3}, tracking {:.3}, recovery {:.3}",
+            ph.start_system, ph.backend_setup, ph.tracking, ph.recovery
         ),
     );
     t

@@ -55,12 +55,6 @@ pub struct TrackerOptions {
     /// Residual precision of the Newton corrections ([`Residual::Adaptive`]; the last
     /// recovery round uses [`Residual::DoubleDouble`]).
     pub residual: Residual,
-    /// Paths of this run, when known (the solver sets it).
-    pub paths: Option<u64>,
-    /// A backend with resident slots uses them from this many paths on (or when the count
-    /// is unknown); fewer go round by round through `directions`
-    /// ([`resident::RESIDENT_MIN_PATHS`]; 0: always).
-    pub resident_min_paths: u64,
 }
 
 impl TrackerOptions {
@@ -94,8 +88,6 @@ impl Default for TrackerOptions {
             endgame_tau: -0.1,
             batch: 4096,
             residual: Residual::Adaptive,
-            paths: None,
-            resident_min_paths: resident::RESIDENT_MIN_PATHS,
         }
     }
 }
@@ -127,9 +119,8 @@ pub struct TrackStats {
 
 /// Tracks every start point to the end of `homotopy` (already loaded in `backend`); `on_end`
 /// is called for each path as it finishes (in a deterministic order). A backend with
-/// resident slots ([`Backend::resident`]) tracks through them ([`resident::track_resident`])
-/// when the run has at least `opts.resident_min_paths` paths, unless `opts` asks for
-/// double-double residuals everywhere (the slots work in double).
+/// resident slots ([`Backend::resident`]) tracks through them ([`resident::track_resident`]),
+/// unless `opts` asks for double-double residuals everywhere (the slots work in double).
 pub fn track_all(
     backend: &mut dyn Backend,
     homotopy: &Homotopy,
@@ -137,8 +128,7 @@ pub fn track_all(
     starts: &mut dyn Iterator<Item = StartPoint>,
     on_end: &mut dyn FnMut(PathEnd) -> Result<()>,
 ) -> Result<TrackStats> {
-    let enough = opts.paths.is_none_or(|n| n >= opts.resident_min_paths);
-    if opts.residual != Residual::DoubleDouble && enough {
+    if opts.residual != Residual::DoubleDouble {
         if let Some(rt) = backend.resident() {
             return resident::track_resident(rt, homotopy, opts, starts, on_end);
         }

@@ -37,11 +37,6 @@ pub const ZONE_COND: f64 = 1e8;
 /// take 60–100 steps in the zone, passing branch points at s ≈ 1e-5), but they halve `s`
 /// every few steps, singular ones too (their steps scale with `s`).
 pub const ZONE_STEPS: u32 = 64;
-/// Default of [`TrackerOptions::resident_min_paths`]. On the H200 (session 9) round-by-round
-/// tracking was 2–4× faster for katsura-10 (1,024 paths: 1.3–1.6 s against 3.8–4.8 s) and
-/// cyclic-7 (924); with 11,016 paths (cyclic-9) it did not finish within 40 s (session 4),
-/// and cyclic-10 (35,940) takes 16.5 s resident.
-pub const RESIDENT_MIN_PATHS: u64 = 8192;
 /// Iterations the slots run between two collections.
 pub const ITERATIONS: u32 = 16;
 /// Once no start points are left and at most this many paths remain in the slots, they
@@ -256,7 +251,10 @@ pub fn track_resident(
                     for (from, to) in moves {
                         occupant[to] = occupant[from].take();
                     }
-                    free = (0..slots).rev().filter(|&i| occupant[i].is_none()).collect();
+                    free = (0..slots)
+                        .rev()
+                        .filter(|&i| occupant[i].is_none())
+                        .collect();
                 }
             }
             // Lowest slots first, whatever order they were freed in.
