@@ -68,6 +68,23 @@ fn json_summary_and_streamed_solutions() {
     ] {
         assert!(v.get(key).is_some(), "missing key {key}");
     }
+    // The phases are non-negative and account for the run's seconds (what is left is the
+    // final count).
+    let seconds = v["seconds"].as_f64().unwrap();
+    let phases: Vec<f64> = ["start_system", "backend_setup", "tracking", "recovery"]
+        .iter()
+        .map(|k| {
+            v["phases"][k]
+                .as_f64()
+                .unwrap_or_else(|| panic!("phase {k}"))
+        })
+        .collect();
+    assert!(phases.iter().all(|&p| p >= 0.0), "{phases:?}");
+    let sum: f64 = phases.iter().sum();
+    assert!(
+        sum <= seconds && seconds - sum < 0.05 + 0.1 * seconds,
+        "phases {phases:?} against {seconds} s"
+    );
     assert_eq!(v["finite"], 70);
     assert_eq!(v["paths"], 120);
     assert_eq!(v["root_counts"]["total_degree"], 120);
