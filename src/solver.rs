@@ -108,7 +108,7 @@ pub struct SolveOptions {
     pub tau_start: f64,
     /// Polyhedral: solutions in (C*)^n only (no constants added to the supports).
     pub torus: bool,
-    /// Threads for the mixed-cell counts (0: all cores).
+    /// Threads for the mixed-cell counts and the refinement of endpoints (0: all cores).
     pub threads: usize,
     /// m-hom start: the variable partition (the best one found when `None`).
     pub partition: Option<crate::start::mhom::Partition>,
@@ -205,12 +205,20 @@ pub fn solve(
         }
     };
     obs.total(paths);
+    // Seconds since the previous lap (the first: since the start of the solve).
+    let mut lapped = 0.0;
+    let mut lap = || {
+        let now = clock.elapsed().as_secs_f64();
+        let seconds = now - lapped;
+        lapped = now;
+        seconds
+    };
     let mut phases = crate::report::Phases {
-        start_system: clock.elapsed().as_secs_f64(),
+        start_system: lap(),
         ..Default::default()
     };
     backend.set_homotopy(start.homotopy())?;
-    phases.backend_setup = clock.elapsed().as_secs_f64() - phases.start_system;
+    phases.backend_setup = lap();
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
@@ -238,7 +246,7 @@ pub fn solve(
         &mut tally,
         &mut *obs,
     )?;
-    phases.tracking = clock.elapsed().as_secs_f64() - phases.start_system - phases.backend_setup;
+    phases.tracking = lap();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     let before = tally.counts();
@@ -280,10 +288,7 @@ pub fn solve(
             obs.endpoint(&e)?;
         }
     }
-    phases.recovery = clock.elapsed().as_secs_f64()
-        - phases.start_system
-        - phases.backend_setup
-        - phases.tracking;
+    phases.recovery = lap();
     let c = tally.counts();
     let recovered = (c.nonsingular + c.singular)
         .saturating_sub(before.nonsingular + before.singular)

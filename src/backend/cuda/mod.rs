@@ -185,6 +185,19 @@ fn i32_of(p: usize) -> Result<i32> {
     i32::try_from(p).map_err(|_| Error::Internal(format!("chunk of {p} points exceeds i32")))
 }
 
+/// Device operands of one batched direction solve: the extended Jacobians `jac` (p × n × W,
+/// before the `diag(e^{−z})` scaling), the points `y` (p × N), per-point log-mode flags
+/// `logm` (0 for none), and the outputs `euler`, `newton` (p × N) and `cond` (p).
+#[derive(Clone, Copy, Debug)]
+struct SolveOperands {
+    jac: u64,
+    y: u64,
+    logm: u64,
+    euler: u64,
+    newton: u64,
+    cond: u64,
+}
+
 impl CudaBackend {
     /// Opens GPU `device`. Fails with `Error::Cuda` (never panics) when the CUDA libraries,
     /// the driver or the device are missing.
@@ -527,42 +540,37 @@ impl CudaBackend {
             .as_ref()
             .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
         self.queue_eval(p, y, tau, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
-        self.queue_solve(p, b.jac.ptr, y, pk.logm, euler, newton, cond)
+        self.queue_solve(
+            p,
+            SolveOperands {
+                jac: b.jac.ptr,
+                y,
+                logm: pk.logm,
+                euler,
+                newton,
+                cond,
+            },
+        )
     }
 
-    /// Queues the direction solve of the selected [`SolveMethod`] on extended Jacobians at
-    /// `jac` (before the `diag(e^{−z})` scaling) of points at `y` (`logm`: per-point
-    /// log-mode flags, 0 for none) into `euler`, `newton` (p × N) and `cond` (p).
-    #[allow(clippy::too_many_arguments)]
-    fn queue_solve(
-        &self,
-        p: usize,
-        jac: u64,
-        y: u64,
-        logm: u64,
-        euler: u64,
-        newton: u64,
-        cond: u64,
-    ) -> Result<()> {
+    /// Queues the direction solve of the selected [`SolveMethod`] of `p` points.
+    fn queue_solve(&self, p: usize, o: SolveOperands) -> Result<()> {
         match self.solve_method {
-            SolveMethod::GaussJordan => self.queue_gj(p, jac, y, logm, euler, newton, cond),
-            SolveMethod::Qr => self.queue_qr(p, jac, y, logm, euler, newton, cond),
+            SolveMethod::GaussJordan => self.queue_gj(p, o),
+            SolveMethod::Qr => self.queue_qr(p, o),
         }
     }
 
-    /// Queues the Gauss–Jordan direction solve on extended Jacobians at `jac` (`logm`:
-    /// per-point log-mode flags, 0 for none).
-    #[allow(clippy::too_many_arguments)]
-    fn queue_gj(
-        &self,
-        p: usize,
-        jac: u64,
-        y: u64,
-        logm: u64,
-        euler: u64,
-        newton: u64,
-        cond: u64,
-    ) -> Result<()> {
+    /// Queues the Gauss–Jordan direction solve of `p` points.
+    fn queue_gj(&self, p: usize, o: SolveOperands) -> Result<()> {
+        let SolveOperands {
+            jac,
+            y,
+            logm,
+            euler,
+            newton,
+            cond,
+        } = o;
         let l = self.loaded()?;
         let pi = i32_of(p)?;
         unsafe {

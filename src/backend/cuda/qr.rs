@@ -74,20 +74,16 @@ pub(crate) fn pointer_arrays(a: u64, tau: u64, nn: usize, cap: usize) -> Vec<u64
 }
 
 impl CudaBackend {
-    /// Queues the QR direction solve of `p` points on extended Jacobians at `jac` (before
-    /// the `diag(e^{−z})` scaling), coordinates `y` (`logm`: per-point log-mode flags, 0 for
-    /// none) into `euler`, `newton`, `cond`, using the buffers' QR workspace.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn queue_qr(
-        &self,
-        p: usize,
-        jac: u64,
-        y: u64,
-        logm: u64,
-        euler: u64,
-        newton: u64,
-        cond: u64,
-    ) -> Result<()> {
+    /// Queues the QR direction solve of `p` points, using the buffers' QR workspace.
+    pub(super) fn queue_qr(&self, p: usize, o: super::SolveOperands) -> Result<()> {
+        let super::SolveOperands {
+            jac,
+            y,
+            logm,
+            euler,
+            newton,
+            cond,
+        } = o;
         let l = self.loaded()?;
         let w = self
             .bufs

@@ -7,7 +7,7 @@
 //! The host's own (endgame) paths get their directions from [`super::HostDirections`], on
 //! the host's cores, while the device iterates.
 
-use super::{cuda_err, grid1, i32_of, CudaBackend, PointKinds};
+use super::{cuda_err, grid1, i32_of, CudaBackend, PointKinds, SolveOperands};
 use crate::backend::DirectionsOut;
 use crate::error::{Error, Result};
 use crate::eval::Points;
@@ -344,12 +344,14 @@ impl CudaBackend {
             }
             Part::Solve => self.queue_solve(
                 p,
-                b.jac.ptr,
-                state.yeval,
-                state.logm,
-                b.euler.ptr,
-                b.newton.ptr,
-                b.cond.ptr,
+                SolveOperands {
+                    jac: b.jac.ptr,
+                    y: state.yeval,
+                    logm: state.logm,
+                    euler: b.euler.ptr,
+                    newton: b.newton.ptr,
+                    cond: b.cond.ptr,
+                },
             ),
             Part::Advance => {
                 let l = self.loaded()?;

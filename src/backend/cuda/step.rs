@@ -5,7 +5,7 @@
 //! warm-up; optionally one step is captured as a CUDA graph and replayed (fewer launch gaps
 //! at small p). Batches beyond the device memory are cut into chunks timed one after another.
 
-use super::{grid1, i32_of, CudaBackend, PointKinds};
+use super::{grid1, i32_of, CudaBackend, PointKinds, SolveOperands};
 use crate::error::{Error, Result};
 use crate::gpu::device::{cuda_err, Timer};
 use cudarc::driver::PushKernelArg;
@@ -152,12 +152,14 @@ impl CudaBackend {
                 for _ in 0..10 {
                     self.queue_solve(
                         q,
-                        b.jac.ptr,
-                        b.y1.ptr,
-                        0,
-                        b.euler.ptr,
-                        b.newton.ptr,
-                        b.cond.ptr,
+                        SolveOperands {
+                            jac: b.jac.ptr,
+                            y: b.y1.ptr,
+                            logm: 0,
+                            euler: b.euler.ptr,
+                            newton: b.newton.ptr,
+                            cond: b.cond.ptr,
+                        },
                     )?;
                 }
                 solve_ms = timer.stop_ms(&self.dev)? / 10.0;
