@@ -70,7 +70,7 @@ struct RtState {
 struct RtOpts {
     double tau_end, endgame_tau, h_initial, h_max, h_max_rel, h_min, eta_target, eta_max,
         corrector_tol, zone_cond, noise_factor, stagnation_tol, log_spread, log_spread_endgame,
-        sample_ratio;
+        to_log_spread, sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
     double valuation_tol, divergence_s;
 };
@@ -108,6 +108,30 @@ __device__ void rt_log_to_projective(double2* z) {
         z[j] = cmk(m * cs, m * sn);
     }
     rt_normalize(z);
+}
+
+// The projective point spreads over more than `spread` (in ln), no coordinate zero
+// (path::wants_log).
+__device__ bool rt_wants_log(const double2* y, double spread) {
+    double lo = 1.0 / 0.0, hi = 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) {
+        const double a = sqrt(cnorm2(y[j]));
+        lo = fmin(lo, a);
+        hi = fmax(hi, a);
+    }
+    return lo > 0.0 && log(hi / lo) > spread;
+}
+
+// z_j = log(y_j / y_n), so z_n = 0 (path::projective_to_log).
+__device__ void rt_projective_to_log(double2* y) {
+    const double2 yn = y[NN - 1];
+    const double ln_n = 0.5 * log(cnorm2(yn)), arg_n = atan2(yn.y, yn.x);
+#pragma unroll
+    for (int j = 0; j < NN - 1; ++j) {
+        y[j] = cmk(0.5 * log(cnorm2(y[j])) - ln_n, atan2(y[j].y, y[j].x) - arg_n);
+    }
+    y[NN - 1] = cmk(0.0, 0.0);
 }
 
 __device__ __forceinline__ double rt_target(const RtOpts& o, double tau) {
@@ -307,6 +331,14 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.taueval[i] = cmk(t, 0.0);
             return;
         }
+    } else if (t < o.endgame_tau && rt_wants_log(y, o.to_log_spread)) {
+        rt_projective_to_log(y);
+        S.logm[i] = 1;
+        S.ct[RT_PHASE * cap + i] = 0;
+#pragma unroll
+        for (int j = 0; j < NN; ++j) ye[j] = y[j];
+        S.taueval[i] = cmk(t, 0.0);
+        return;
     }
     const unsigned steps = acc + S.ct[RT_REJ * cap + i];
     if (t >= o.endgame_tau) {

@@ -249,15 +249,21 @@ pub fn solve(
     phases.tracking = lap();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
-    let before = tally.counts();
-    let mut retracked = 0u64;
+    // Each re-tracked path's endpoint before its first re-tracking.
+    let mut before = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     while attempt < RECOVERY_ROUNDS {
         let suspects = tally.suspects();
         if suspects.is_empty() {
             break;
         }
         attempt += 1;
-        retracked += suspects.len() as u64;
+        let new: Vec<u64> = suspects
+            .iter()
+            .copied()
+            .filter(|p| seen.insert(*p))
+            .collect();
+        before.extend(tally.snapshot(&new));
         // Tighter steps, and in the last round double-double residuals all along the path.
         let mut tracker = opts
             .tracker
@@ -290,9 +296,7 @@ pub fn solve(
     }
     phases.recovery = lap();
     let c = tally.counts();
-    let recovered = (c.nonsingular + c.singular)
-        .saturating_sub(before.nonsingular + before.singular)
-        + before.failed.saturating_sub(c.failed);
+    let (retracked, recovered) = (before.len() as u64, tally.recovered_since(&before));
     Ok(Summary {
         system: system.name.clone(),
         variables: system.n(),
@@ -385,7 +389,11 @@ impl Start {
             }
             Start::Poly(poly) => {
                 let mut starts = poly.start_points(only);
-                track_all(backend, &poly.homotopy, tracker, &mut starts, on_end)?;
+                let tracker = TrackerOptions {
+                    to_log_spread: crate::track::path::TO_LOG_SPREAD,
+                    ..tracker.clone()
+                };
+                track_all(backend, &poly.homotopy, &tracker, &mut starts, on_end)?;
                 if let Some(e) = starts.error.take() {
                     return Err(e);
                 }

@@ -188,6 +188,7 @@ fn recovery_restores_the_count_after_forced_path_jumping() {
         "the loose settings should make paths jump: {brief}"
     );
     assert!(s.retracked > 0 && s.recovered > 0, "{brief}");
+    assert!(s.recovered <= s.retracked, "{brief}");
     assert_eq!(s.nonsingular, 73, "{brief}");
     assert_eq!(s.duplicate_paths, 0, "{brief}");
     assert_eq!(s.failed, 0, "{brief}");
@@ -222,17 +223,16 @@ fn solutions_of_huge_norm_are_finite_and_accurate() {
 /// Re-tracking the two paths that shared a solution must not lose it: when one goes to
 /// another solution and the other now diverges, the earlier endpoint of the second stands
 /// (chandra-11 seed 1: paths 337 and 355).
-#[test]
-fn retracking_never_loses_a_solution_that_no_other_path_reaches() {
-    use pathtrack::report::Tally;
-    let ep = |path: u64, status: Status, x: Option<Vec<C64>>| Endpoint {
+/// A one-variable endpoint record for the summary's bookkeeping (refined in double-double).
+fn endpoint(path: u64, status: Status, x: Option<Vec<C64>>, condition: f64) -> Endpoint {
+    Endpoint {
         path,
         status,
         reason: None,
         projective: vec![C64::new(0.0, 0.0), C64::new(1.0, 0.0)],
         coordinates: x,
         residual: 1e-17,
-        condition: 1e13,
+        condition,
         accepted: 10,
         rejected: 0,
         valuation: None,
@@ -241,7 +241,13 @@ fn retracking_never_loses_a_solution_that_no_other_path_reaches() {
         rank: Some(1),
         attempt: 0,
         refined_dd: true,
-    };
+    }
+}
+
+#[test]
+fn retracking_never_loses_a_solution_that_no_other_path_reaches() {
+    use pathtrack::report::Tally;
+    let ep = |path, status, x| endpoint(path, status, x, 1e13);
     let (a, b) = (vec![C64::new(684178.2, 1.0)], vec![C64::new(87013.3, 0.0)]);
     let mut tally = Tally::default();
     tally.add(&ep(1, Status::Nonsingular, Some(a.clone())));
@@ -268,6 +274,36 @@ fn retracking_never_loses_a_solution_that_no_other_path_reaches() {
     tally.add(&lost[0]);
     assert_eq!(tally.counts().nonsingular, 2);
     assert_eq!(tally.counts().duplicate_paths, 0);
+}
+
+/// `recovered` counts paths, not solutions: of two paths that shared a solution only the
+/// one that moved, a failed path that now ends at a solution, nothing for a path that fails
+/// again or goes to infinity; never more than the re-tracked paths.
+#[test]
+fn recovered_counts_re_tracked_paths_that_reach_a_new_solution() {
+    use pathtrack::report::Tally;
+    let ep = |path, status, x| endpoint(path, status, x, 10.0);
+    let x = |v: f64| Some(vec![C64::new(v, 0.5)]);
+    let mut tally = Tally::default();
+    tally.add(&ep(1, Status::Nonsingular, x(1.0)));
+    tally.add(&ep(2, Status::Nonsingular, x(1.0)));
+    tally.add(&ep(3, Status::Failed, None));
+    tally.add(&ep(4, Status::Failed, None));
+    tally.add(&ep(5, Status::Nonsingular, x(7.0)));
+    let suspects = tally.suspects();
+    assert_eq!(suspects, vec![1, 2, 3, 4]);
+    let before = tally.snapshot(&suspects);
+    assert_eq!(tally.recovered_since(&before), 0, "nothing re-tracked yet");
+    // Path 1 moves to its own solution, path 2 stays, path 3 now converges, path 4 diverges.
+    tally.add(&ep(1, Status::Nonsingular, x(2.0)));
+    tally.add(&ep(2, Status::Nonsingular, x(1.0)));
+    tally.add(&ep(3, Status::Nonsingular, x(3.0)));
+    tally.add(&ep(4, Status::AtInfinity, None));
+    assert_eq!(tally.recovered_since(&before), 2);
+    // Path 3 landing on path 5's solution is a new jump, not a recovery.
+    tally.add(&ep(3, Status::Nonsingular, x(7.0)));
+    assert_eq!(tally.recovered_since(&before), 1);
+    assert_eq!(tally.counts().nonsingular, 3);
 }
 
 /// A shipped system: `systems/NAME.yaml` beside the crate when that exists, else relative

@@ -344,6 +344,42 @@ impl Tally {
             .collect()
     }
 
+    /// The current endpoints of `paths` (status and finite coordinates), to compare with
+    /// after re-tracking them ([`Self::recovered_since`]).
+    pub fn snapshot(&self, paths: &[u64]) -> Vec<(u64, Status, Option<Vec<C64>>)> {
+        paths
+            .iter()
+            .filter_map(|p| self.index.get(p).map(|&i| &self.records[i]))
+            .map(|r| (r.path, r.status, r.coords.clone()))
+            .collect()
+    }
+
+    /// Of the paths in `before` (a [`Self::snapshot`] taken before re-tracking them), those
+    /// recovered: each now ends at a finite solution that is no longer suspect (not failed,
+    /// not shared as a nonsingular solution with another path) and was not its endpoint
+    /// before. Of two paths that shared a solution, only the one that moved counts; a path
+    /// is counted once however many rounds re-tracked it, so this never exceeds the
+    /// re-tracked paths.
+    pub fn recovered_since(&self, before: &[(u64, Status, Option<Vec<C64>>)]) -> u64 {
+        let still: std::collections::HashSet<u64> = self.suspects().into_iter().collect();
+        before
+            .iter()
+            .filter(|(path, status, coords)| {
+                let now = &self.records[self.index[path]];
+                if !now.status.is_finite() || still.contains(path) {
+                    return false;
+                }
+                match (status.is_finite(), coords, &now.coords) {
+                    (true, Some(a), Some(b)) => {
+                        let t = now.tolerance(DEDUP_TOL, now.status);
+                        !dedup::close(a, b, t)
+                    }
+                    _ => true,
+                }
+            })
+            .count() as u64
+    }
+
     /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
     /// paths that failed: the candidates for re-tracking. Paths at infinity are not among
     /// them, even those that stalled or where Newton did not converge: re-tracking those

@@ -52,6 +52,11 @@ pub struct TrackerOptions {
     pub endgame_tau: f64,
     /// Paths tracked at once.
     pub batch: usize,
+    /// Before the endgame zone a projective path whose coordinates spread over more than
+    /// this (in `ln`) goes back to log coordinates ([`path::TO_LOG_SPREAD`] for polyhedral
+    /// homotopies, whose paths may pass close to toric infinity at t < 1; infinite, i.e.
+    /// never, by default).
+    pub to_log_spread: f64,
     /// Residual precision of the Newton corrections ([`Residual::Adaptive`]; the last
     /// recovery round uses [`Residual::DoubleDouble`]).
     pub residual: Residual,
@@ -87,6 +92,7 @@ impl Default for TrackerOptions {
             max_steps: 20_000,
             endgame_tau: -0.1,
             batch: 4096,
+            to_log_spread: f64::INFINITY,
             residual: Residual::Adaptive,
         }
     }

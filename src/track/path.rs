@@ -7,6 +7,7 @@ use crate::eval::Residual;
 
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
 pub const SAMPLE_RATIO: f64 = 3.0;
+
 /// Newton steps below `NOISE_FACTOR · κ · ε` (κ the condition estimate) are rounding noise:
 /// such a step counts as converged and is not asked to contract.
 pub const NOISE_FACTOR: f64 = 8.0;
@@ -18,6 +19,14 @@ pub const STAGNATION_TOL: f64 = 1e-6;
 /// A log-mode path switches to projective coordinates once `max_j Re z_j − min_j Re z_j`
 /// (with `z_n = 0`) is at most this: the coordinates then differ by at most e^30 ≈ 1e13.
 pub const LOG_SWITCH_SPREAD: f64 = 30.0;
+/// A polyhedral path, projective before the endgame zone, goes back to log coordinates when
+/// its coordinates spread over more than this (in `ln`; e^33 ≈ 2e14; the tracker's
+/// `to_log_spread`): a path passing close to toric infinity at some t < 1 (eco-n's do, with
+/// coordinates down to 1e-17 of the largest) is tracked there with every coordinate to full
+/// relative accuracy. Not for total-degree and m-hom starts: their paths to infinity can
+/// spread hierarchically (eco-8: 1e-2, 1e-11, 1e-33, 1e-97, …) and in log coordinates
+/// stalled in the endgame zone.
+pub const TO_LOG_SPREAD: f64 = 33.0;
 /// In the endgame zone the switch happens whenever the coordinates are representable.
 pub const LOG_SWITCH_SPREAD_ENDGAME: f64 = 600.0;
 
@@ -182,6 +191,31 @@ pub(crate) fn log_to_projective(z: &mut [C64]) {
         *v = (*v - hi).exp();
     }
     normalize(z);
+}
+
+/// True when the projective point `y` spreads over more than `spread` (in `ln`, see
+/// [`TO_LOG_SPREAD`]), none of its coordinates zero: the smallest have lost most of their
+/// digits.
+pub(crate) fn wants_log(y: &[C64], spread: f64) -> bool {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for z in y {
+        let a = z.norm();
+        if a == 0.0 {
+            return false;
+        }
+        (lo, hi) = (lo.min(a), hi.max(a));
+    }
+    (hi / lo).ln() > spread
+}
+
+/// Projective `y` (no zero coordinate) to affine log coordinates `z_j = log(y_j / y_n)`,
+/// so that `z_n = 0` (the inverse of [`log_to_projective`] up to scale).
+pub(crate) fn projective_to_log(y: &mut [C64]) {
+    let yn = *y.last().expect("a homogeneous point");
+    for v in y.iter_mut() {
+        *v = (*v / yn).ln();
+    }
+    *y.last_mut().expect("a homogeneous point") = C64::new(0.0, 0.0);
 }
 
 /// `out = y + c·d`
@@ -693,6 +727,14 @@ impl PathState {
                             self.eval_tau = C64::new(self.tau, 0.0);
                             return None;
                         }
+                    } else if self.tau < opts.endgame_tau && wants_log(&self.y, opts.to_log_spread)
+                    {
+                        projective_to_log(&mut self.y);
+                        self.log = true;
+                        self.phase = Phase::Refine(0);
+                        self.eval_y.copy_from_slice(&self.y);
+                        self.eval_tau = C64::new(self.tau, 0.0);
+                        return None;
                     }
                     if self.tau > opts.endgame_tau {
                         let (s, steps) = (opts.tau_end - self.tau, self.accepted + self.rejected);

@@ -17,8 +17,9 @@
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::track::path::{
-    finite, log_to_projective, norm, normalize, DIVERGENCE_S, LOG_SWITCH_SPREAD,
-    LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
+    finite, log_to_projective, norm, normalize, projective_to_log, wants_log, DIVERGENCE_S,
+    LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
+    STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -289,20 +290,28 @@ impl Slot {
             self.status = EXIT_REACHED;
             return;
         }
-        if self.log {
+        let switch = if self.log {
             let limit = if self.tau > opts.endgame_tau {
                 LOG_SWITCH_SPREAD_ENDGAME
             } else {
                 LOG_SWITCH_SPREAD
             };
-            if self.spread() <= limit {
+            self.spread() <= limit
+        } else {
+            self.tau < opts.endgame_tau && wants_log(&self.y, opts.to_log_spread)
+        };
+        if switch {
+            // New coordinates: refine there (phase 0) before the next step.
+            if self.log {
                 log_to_projective(&mut self.y);
-                self.log = false;
-                self.phase = 0;
-                self.eval_y.copy_from_slice(&self.y);
-                self.eval_tau = self.tau;
-                return;
+            } else {
+                projective_to_log(&mut self.y);
             }
+            self.log = !self.log;
+            self.phase = 0;
+            self.eval_y.copy_from_slice(&self.y);
+            self.eval_tau = self.tau;
+            return;
         }
         if self.tau >= opts.endgame_tau {
             let s = opts.tau_end - self.tau;
