@@ -7,7 +7,6 @@ use crate::eval::Residual;
 
 /// Endgame samples are taken each time `s = τ_end − τ` shrinks by this factor.
 pub const SAMPLE_RATIO: f64 = 3.0;
-
 /// Newton steps below `NOISE_FACTOR · κ · ε` (κ the condition estimate) are rounding noise:
 /// such a step counts as converged and is not asked to contract.
 pub const NOISE_FACTOR: f64 = 8.0;
@@ -218,6 +217,39 @@ pub(crate) fn projective_to_log(y: &mut [C64]) {
     *y.last_mut().expect("a homogeneous point") = C64::new(0.0, 0.0);
 }
 
+/// True when a path at `τ` (after an accepted step) changes coordinates: from log (`log`)
+/// to projective once `max_j Re z_j − min_j Re z_j` is at most [`LOG_SWITCH_SPREAD`]
+/// ([`LOG_SWITCH_SPREAD_ENDGAME`] in the endgame zone); from projective back to log before
+/// the endgame zone when [`wants_log`] at the tracker's `to_log_spread`. The rule of both
+/// step machines (`PathState`, the resident `Slot`).
+pub(crate) fn switches_coordinates(y: &[C64], log: bool, tau: f64, opts: &TrackerOptions) -> bool {
+    if log {
+        let limit = if tau > opts.endgame_tau {
+            LOG_SWITCH_SPREAD_ENDGAME
+        } else {
+            LOG_SWITCH_SPREAD
+        };
+        let (lo, hi) = y
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), z| {
+                (a.min(z.re), b.max(z.re))
+            });
+        hi - lo <= limit
+    } else {
+        tau < opts.endgame_tau && wants_log(y, opts.to_log_spread)
+    }
+}
+
+/// Converts `y` to the other coordinates: log to projective when `log`, else projective to
+/// log (see [`switches_coordinates`]).
+pub(crate) fn switch_coordinates(y: &mut [C64], log: bool) {
+    if log {
+        log_to_projective(y);
+    } else {
+        projective_to_log(y);
+    }
+}
+
 /// `out = y + c·d`
 fn axpy(out: &mut Vec<C64>, y: &[C64], c: C64, d: &[C64]) {
     out.clear();
@@ -283,17 +315,6 @@ impl PathState {
     /// True while the path is tracked in log coordinates.
     pub fn is_log(&self) -> bool {
         self.log
-    }
-
-    /// Spread `max Re z − min Re z` of the log coordinates (with `z_n = 0`).
-    fn log_spread(&self) -> f64 {
-        let (lo, hi) = self
-            .y
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), z| {
-                (a.min(z.re), b.max(z.re))
-            });
-        hi - lo
     }
 
     /// Leaves log coordinates: `y = e^{z − max Re z}` normalized (tiny coordinates may
@@ -713,24 +734,10 @@ impl PathState {
                     if self.tau >= opts.tau_end {
                         return Some(self.finish(TrackCode::Reached));
                     }
-                    if self.log {
-                        let limit = if self.tau > opts.endgame_tau {
-                            LOG_SWITCH_SPREAD_ENDGAME
-                        } else {
-                            LOG_SWITCH_SPREAD
-                        };
-                        if self.log_spread() <= limit {
-                            // New coordinates: directions must be recomputed there.
-                            self.to_projective();
-                            self.phase = Phase::Refine(0);
-                            self.eval_y.copy_from_slice(&self.y);
-                            self.eval_tau = C64::new(self.tau, 0.0);
-                            return None;
-                        }
-                    } else if self.tau < opts.endgame_tau && wants_log(&self.y, opts.to_log_spread)
-                    {
-                        projective_to_log(&mut self.y);
-                        self.log = true;
+                    if switches_coordinates(&self.y, self.log, self.tau, opts) {
+                        // New coordinates: directions must be recomputed there.
+                        switch_coordinates(&mut self.y, self.log);
+                        self.log = !self.log;
                         self.phase = Phase::Refine(0);
                         self.eval_y.copy_from_slice(&self.y);
                         self.eval_tau = C64::new(self.tau, 0.0);

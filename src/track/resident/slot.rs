@@ -17,9 +17,8 @@
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::track::path::{
-    finite, log_to_projective, norm, normalize, projective_to_log, wants_log, DIVERGENCE_S,
-    LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
-    STAGNATION_TOL,
+    finite, log_to_projective, norm, normalize, switch_coordinates, switches_coordinates,
+    DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -168,16 +167,6 @@ impl Slot {
         self.begin_step(opts);
     }
 
-    fn spread(&self) -> f64 {
-        let (lo, hi) = self
-            .y
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), z| {
-                (a.min(z.re), b.max(z.re))
-            });
-        hi - lo
-    }
-
     /// Consumes the directions at `(eval_y, eval_tau)`.
     pub fn advance(&mut self, euler: &[C64], newton: &[C64], cond: f64, opts: &TrackerOptions) {
         if self.status != SLOT_ACTIVE {
@@ -290,23 +279,9 @@ impl Slot {
             self.status = EXIT_REACHED;
             return;
         }
-        let switch = if self.log {
-            let limit = if self.tau > opts.endgame_tau {
-                LOG_SWITCH_SPREAD_ENDGAME
-            } else {
-                LOG_SWITCH_SPREAD
-            };
-            self.spread() <= limit
-        } else {
-            self.tau < opts.endgame_tau && wants_log(&self.y, opts.to_log_spread)
-        };
-        if switch {
+        if switches_coordinates(&self.y, self.log, self.tau, opts) {
             // New coordinates: refine there (phase 0) before the next step.
-            if self.log {
-                log_to_projective(&mut self.y);
-            } else {
-                projective_to_log(&mut self.y);
-            }
+            switch_coordinates(&mut self.y, self.log);
             self.log = !self.log;
             self.phase = 0;
             self.eval_y.copy_from_slice(&self.y);
