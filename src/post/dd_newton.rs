@@ -95,10 +95,18 @@ impl DdTarget {
     /// stops early when a correction is below [`DD_STEP_TOL`], exceeds [`DD_MAX_STEP`], is not
     /// finite, or shows that no quadratic convergence is coming.
     pub fn newton(&self, y0: &[C64]) -> DdNewton {
+        let s = y0.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        let y: Vec<Cdd> = y0.iter().map(|&z| Cdd::from(z / s)).collect();
+        self.newton_dd(y)
+    }
+
+    /// [`Self::newton`] from a start point in double-double (unit norm): the end of a
+    /// tracking in double-double ([`crate::track::dd`]) is closer to a solution of
+    /// condition κ than its rounding to double when κ > 1e16, whose Newton basin is about
+    /// `1/κ` wide.
+    pub fn newton_dd(&self, mut y: Vec<Cdd>) -> DdNewton {
         let nh = self.system.nh();
         let n = nh - 1;
-        let s = y0.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
-        let mut y: Vec<Cdd> = y0.iter().map(|&z| Cdd::from(z / s)).collect();
         let patch: Vec<Cdd> = y.iter().map(|z| z.conj()).collect();
         let mut v = self.system.values();
         let (mut step, mut unused) = (vec![Cdd::ZERO; nh], vec![Cdd::ZERO; nh]);

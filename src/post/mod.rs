@@ -84,6 +84,13 @@ impl Endpoint {
     pub fn steps(&self) -> u32 {
         self.accepted + self.rejected
     }
+
+    /// At infinity by an estimate: the path stopped before t = 1 (diverging, stalled, …)
+    /// or Newton stagnated there, with a positive valuation or a small `|y_n|`; not a
+    /// point reached at t = 1 with `y_n` = 0 to rounding.
+    pub fn diverged(&self) -> bool {
+        self.status == Status::AtInfinity && self.reason.is_some()
+    }
 }
 
 /// Refines and classifies endpoints against the target system.
@@ -146,10 +153,29 @@ impl<'a> Refiner<'a> {
     ) -> Option<Vec<C64>> {
         let hom = self.near_one.as_ref()?;
         let (tau0, y0) = checkpoint?;
-        let r = track_near_one(hom, lifts, y0, *tau0, self.tau_end);
+        let eta = if self.retracking {
+            crate::track::dd::DD_ETA_TARGET_RETRACK
+        } else {
+            crate::track::dd::DD_ETA_TARGET
+        };
+        let r = track_near_one(hom, lifts, y0, *tau0, self.tau_end, eta);
         ep.accepted += r.accepted;
         ep.rejected += r.rejected;
-        let y = self.finish_dd(ep, &r.y)?;
+        let Some(y) = self.finish_dd_from(ep, &r.y, Some(r.y_dd)) else {
+            // Said in the reason, whatever becomes of the path.
+            let why = if r.reached {
+                "no convergence at t = 1"
+            } else {
+                &r.reason
+            };
+            ep.reason = Some(format!(
+                "{}; tracking from s = {:.0e} in double-double failed at s = {:.1e} ({why})",
+                ep.reason.as_deref().unwrap_or("stalled"),
+                -tau0,
+                self.tau_end - r.tau
+            ));
+            return None;
+        };
         ep.reason = Some(format!(
             "{}; tracked from s = {:.0e} to t = 1 in double-double ({} steps)",
             ep.reason.as_deref().unwrap_or("stalled"),
@@ -264,7 +290,21 @@ impl<'a> Refiner<'a> {
     /// solution changes |y_n| by orders of magnitude), makes `ep` that nonsingular solution
     /// and returns its homogeneous coordinates.
     fn finish_dd(&self, ep: &mut Endpoint, y: &[C64]) -> Option<Vec<C64>> {
-        let r = self.dd.as_ref()?.newton(y);
+        self.finish_dd_from(ep, y, None)
+    }
+
+    /// [`Self::finish_dd`] with Newton started from `y_dd` (`y` unrounded) when given.
+    fn finish_dd_from(
+        &self,
+        ep: &mut Endpoint,
+        y: &[C64],
+        y_dd: Option<Vec<crate::eval::dd::Cdd>>,
+    ) -> Option<Vec<C64>> {
+        let dd = self.dd.as_ref()?;
+        let r = match y_dd {
+            Some(start) => dd.newton_dd(start),
+            None => dd.newton(y),
+        };
         let yn =
             |v: &[C64]| v[v.len() - 1].norm() / v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         let (a, b) = (yn(y), yn(&r.y));
@@ -412,7 +452,18 @@ impl<'a> Refiner<'a> {
                 } else {
                     ep.status = match v {
                         Some(v) if v > VALUATION_TOL => Status::AtInfinity,
-                        Some(_) if y[nh - 1].norm() < INFINITY_TOL => Status::AtInfinity,
+                        // A path stalled (v ≈ 0: converging) near a point of norm between
+                        // 1/INFINITY_TOL and 1/DD_INFINITY_TOL that double-double could not
+                        // finish: re-tracked before it is put at infinity (chandra-13's path
+                        // 1388 stalled at s = 6e-18 near a point of norm 6e8, κ = 5e15).
+                        Some(v)
+                            if y[nh - 1].norm() < INFINITY_TOL
+                                && (self.last_attempt
+                                    || v.abs() > VALUATION_TOL
+                                    || y[nh - 1].norm() < DD_INFINITY_TOL) =>
+                        {
+                            Status::AtInfinity
+                        }
                         Some(v) => {
                             // A path that stopped near t = 1 without diverging is singular
                             // only where it stopped on the target system (v < 0 is noise, not

@@ -221,6 +221,10 @@ struct Record {
     rank: Option<usize>,
     /// Refined by Newton in double-double: accurate to full double precision.
     refined_dd: bool,
+    /// At infinity by the divergence estimate of the tracker (see [`Endpoint::diverged`]).
+    diverged: bool,
+    /// 0 for the first tracking, k for the k-th re-tracking.
+    attempt: u8,
 }
 
 /// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
@@ -277,6 +281,8 @@ impl Tally {
             condition: e.condition,
             rank: e.rank,
             refined_dd: e.refined_dd,
+            diverged: e.diverged(),
+            attempt: e.attempt,
         };
         match self.index.get(&e.path) {
             Some(&i) => self.records[i] = r,
@@ -398,6 +404,20 @@ impl Tally {
                 .filter(|r| r.status == Status::Failed)
                 .map(|r| r.path),
         );
+        out.sort_unstable();
+        out
+    }
+
+    /// Paths put at infinity by the tracker's divergence estimate at a point of condition
+    /// at least `min_cond`, never re-tracked: the candidates for verification in
+    /// double-double (see [`crate::solver::VERIFY_DIVERGING_COND`]), in path order.
+    pub fn unverified_diverging(&self, min_cond: f64) -> Vec<u64> {
+        let mut out: Vec<u64> = self
+            .records
+            .iter()
+            .filter(|r| r.diverged && r.attempt == 0 && r.condition >= min_cond)
+            .map(|r| r.path)
+            .collect();
         out.sort_unstable();
         out
     }

@@ -35,6 +35,9 @@ use num_complex::Complex64 as C64;
 pub const DD_CHECKPOINT_S: f64 = 1e-8;
 /// Target size of the first Newton correction (predictor error), relative to ‖y‖ = 1.
 pub const DD_ETA_TARGET: f64 = 1e-8;
+/// ... in the recovery rounds: the end of a first tracking near chandra-14's clusters of
+/// huge-norm solutions (κ ≥ 1e16) was off their Newton basins.
+pub const DD_ETA_TARGET_RETRACK: f64 = 1e-10;
 /// A step whose first correction exceeds this is rejected.
 pub const DD_ETA_MAX: f64 = 1e-5;
 /// Newton converged when a correction is below this.
@@ -55,6 +58,8 @@ pub const DD_MAX_STEPS: u32 = 4000;
 pub struct DdTrackEnd {
     /// Unit-norm homogeneous coordinates at `tau` (rounded).
     pub y: Vec<C64>,
+    /// The same, unrounded.
+    pub y_dd: Vec<Cdd>,
     pub tau: f64,
     /// τ = 0 reached.
     pub reached: bool,
@@ -129,13 +134,15 @@ fn normalize(y: &mut [Cdd]) {
 }
 
 /// Tracks the path through `(y0, tau0)` (any scale) to `tau_end` in double-double;
-/// `lifts`: the path's own lift row, else the homotopy's.
+/// `lifts`: the path's own lift row, else the homotopy's; `eta_target`: the target size of
+/// the first Newton correction ([`DD_ETA_TARGET`], or less when re-tracking).
 pub fn track_near_one(
     hom: &DdHomotopy,
     lifts: Option<&[f64]>,
     y0: &[C64],
     tau0: f64,
     tau_end: f64,
+    eta_target: f64,
 ) -> DdTrackEnd {
     let nh = hom.nh();
     let mut y: Vec<Cdd> = y0.iter().map(|&z| Cdd::from(z)).collect();
@@ -153,6 +160,11 @@ pub fn track_near_one(
             let mut r: Vec<C64> = y.iter().map(|z| z.to_c64()).collect();
             let s = r.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
             r.iter_mut().for_each(|z| *z /= s);
+            r
+        },
+        y_dd: {
+            let mut r = y.to_vec();
+            normalize(&mut r);
             r
         },
         tau,
@@ -228,7 +240,7 @@ pub fn track_near_one(
                 accepted += 1;
                 y = yc;
                 tau = tau_new;
-                let factor = (0.9 * (DD_ETA_TARGET / eta.max(1e-300)).powf(0.2)).clamp(0.5, 2.0);
+                let factor = (0.9 * (eta_target / eta.max(1e-300)).powf(0.2)).clamp(0.5, 2.0);
                 h = h_try * factor;
                 k[0].copy_from_slice(&p.euler);
             }
@@ -277,6 +289,7 @@ mod tests {
             &[C64::new(1.0, 0.0), C64::new(1.0 / x0, 0.0)],
             tau0,
             0.0,
+            DD_ETA_TARGET,
         );
         assert!(r.reached, "{}", r.reason);
         assert_eq!(r.tau, 0.0);
