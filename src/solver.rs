@@ -254,7 +254,7 @@ pub fn solve(
     let mut seen = std::collections::HashSet::new();
     while attempt < RECOVERY_ROUNDS {
         let mut suspects = tally.suspects();
-        if attempt == 0 {
+        if attempt == 0 && matches!(start, Start::Poly(_)) {
             let diverging = tally.unverified_diverging(VERIFY_DIVERGING_COND);
             if diverging.len() as u64 <= verify_diverging_max(paths as u64) {
                 suspects.extend(diverging);
@@ -340,7 +340,10 @@ pub fn solve(
 /// point is far from such a cluster.
 pub const VERIFY_DIVERGING_COND: f64 = 1e6;
 
-/// ... when there are at most this many of them (`max(64, paths/256)`): a system whose
+/// Polyhedral starts only: there a path diverges only where the target's coefficients are
+/// special, while total-degree and m-hom starts send every path beyond the root count to
+/// infinity (cyclic-5: 50 of 120), most of them at ill-conditioned points.
+/// ... and when there are at most this many of them (`max(64, paths/256)`): a system whose
 /// paths reach positive-dimensional sets at infinity has thousands (cyclic-9: about 1,900
 /// of its 3,888 diverging paths stop at κ ≥ 1e8), and tracking all of them again would
 /// cost more than the run; there the estimate stands and none is re-tracked.
