@@ -46,21 +46,19 @@ pub const DD_STEP_NOISE: f64 = 1e-13;
 /// among `pts`') by its double-double value; false (and `ext` unchanged) where
 /// double-double does not apply (log coordinates, negative exponents, out of range).
 pub fn accurate_residual(layout: &EvalLayout, pts: &Points<'_>, i: usize, ext: &mut [C64]) -> bool {
-    let (n, nh, m) = (layout.n, layout.nh, layout.m);
+    let (nh, m) = (layout.nh, layout.m);
     let (w, el) = (nh + 2, layout.ext_len());
     if pts.is_log(i) {
         return false;
     }
     let y = &pts.ys[i * nh..(i + 1) * nh];
     let lifts = pts.lifts.map(|l| &l[i * m..(i + 1) * m]);
-    let mut h = vec![C64::new(0.0, 0.0); n];
-    if !crate::eval::dd::scaled_values(layout, y, pts.taus[i], lifts, &mut h) {
-        return false;
-    }
-    for (k, v) in h.iter().enumerate() {
-        ext[i * el + k * w + nh + 1] = *v;
-    }
-    true
+    crate::eval::dd::scaled_values_with(layout, y, pts.taus[i], lifts, |h| {
+        for (k, v) in h.iter().enumerate() {
+            ext[i * el + k * w + nh + 1] = *v;
+        }
+    })
+    .is_some()
 }
 
 /// The Newton step's expected error from a residual computed in double at point `i`
