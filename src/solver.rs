@@ -254,12 +254,12 @@ pub fn solve(
     let mut seen = std::collections::HashSet::new();
     while attempt < RECOVERY_ROUNDS {
         let mut suspects = tally.suspects();
+        // Before any re-tracking: paths at infinity, disjoint from the suspects.
         if attempt == 0 && matches!(start, Start::Poly(_)) {
-            let diverging = tally.unverified_diverging(VERIFY_DIVERGING_COND);
-            if diverging.len() as u64 <= verify_diverging_max(paths as u64) {
-                suspects.extend(diverging);
+            let estimated = tally.estimated_at_infinity(VERIFY_DIVERGING_COND);
+            if estimated.len() as u64 <= verify_diverging_max(paths as u64) {
+                suspects.extend(estimated);
                 suspects.sort_unstable();
-                suspects.dedup();
             }
         }
         if suspects.is_empty() {
@@ -328,7 +328,7 @@ pub fn solve(
     })
 }
 
-/// A path put at infinity by an estimate ([`Endpoint::diverged`]: stopped as diverging, a
+/// A path put at infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]: stopped as diverging, a
 /// stable valuation of the homogenizing coordinate at `s ≤`
 /// [`crate::track::path::DIVERGENCE_S`], or stalled with a positive valuation) at a point of
 /// condition at least this is re-tracked in the first recovery round, where its last
@@ -340,10 +340,10 @@ pub fn solve(
 /// point is far from such a cluster.
 pub const VERIFY_DIVERGING_COND: f64 = 1e6;
 
-/// Polyhedral starts only: there a path diverges only where the target's coefficients are
-/// special, while total-degree and m-hom starts send every path beyond the root count to
-/// infinity (cyclic-5: 50 of 120), most of them at ill-conditioned points.
-/// ... and when there are at most this many of them (`max(64, paths/256)`): a system whose
+/// The most paths verified as in [`VERIFY_DIVERGING_COND`] (`max(64, paths/256)`; with more,
+/// none is; and only for polyhedral starts: total-degree and m-hom starts send every path
+/// beyond the root count to infinity, cyclic-5: 50 of 120, most at ill-conditioned points,
+/// while a polyhedral path diverges only where the target's coefficients are special). A system whose
 /// paths reach positive-dimensional sets at infinity has thousands (cyclic-9: about 1,900
 /// of its 3,888 diverging paths stop at κ ≥ 1e8), and tracking all of them again would
 /// cost more than the run; there the estimate stands and none is re-tracked.

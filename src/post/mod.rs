@@ -88,7 +88,7 @@ impl Endpoint {
     /// At infinity by an estimate: the path stopped before t = 1 (diverging, stalled, …)
     /// or Newton stagnated there, with a positive valuation or a small `|y_n|`; not a
     /// point reached at t = 1 with `y_n` = 0 to rounding.
-    pub fn diverged(&self) -> bool {
+    pub fn at_infinity_by_estimate(&self) -> bool {
         self.status == Status::AtInfinity && self.reason.is_some()
     }
 }

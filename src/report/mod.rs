@@ -221,10 +221,8 @@ struct Record {
     rank: Option<usize>,
     /// Refined by Newton in double-double: accurate to full double precision.
     refined_dd: bool,
-    /// At infinity by the divergence estimate of the tracker (see [`Endpoint::diverged`]).
-    diverged: bool,
-    /// 0 for the first tracking, k for the k-th re-tracking.
-    attempt: u8,
+    /// At infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]).
+    estimated_at_infinity: bool,
 }
 
 /// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
@@ -281,8 +279,7 @@ impl Tally {
             condition: e.condition,
             rank: e.rank,
             refined_dd: e.refined_dd,
-            diverged: e.diverged(),
-            attempt: e.attempt,
+            estimated_at_infinity: e.at_infinity_by_estimate(),
         };
         match self.index.get(&e.path) {
             Some(&i) => self.records[i] = r,
@@ -408,14 +405,14 @@ impl Tally {
         out
     }
 
-    /// Paths put at infinity by the tracker's divergence estimate at a point of condition
-    /// at least `min_cond`, never re-tracked: the candidates for verification in
-    /// double-double (see [`crate::solver::VERIFY_DIVERGING_COND`]), in path order.
-    pub fn unverified_diverging(&self, min_cond: f64) -> Vec<u64> {
+    /// Paths put at infinity by an estimate at a point of condition at least `min_cond`: the
+    /// candidates for verification in double-double (see
+    /// [`crate::solver::VERIFY_DIVERGING_COND`]), in path order.
+    pub fn estimated_at_infinity(&self, min_cond: f64) -> Vec<u64> {
         let mut out: Vec<u64> = self
             .records
             .iter()
-            .filter(|r| r.diverged && r.attempt == 0 && r.condition >= min_cond)
+            .filter(|r| r.estimated_at_infinity && r.condition >= min_cond)
             .map(|r| r.path)
             .collect();
         out.sort_unstable();

@@ -58,7 +58,8 @@ pub const DD_MAX_STEPS: u32 = 4000;
 pub struct DdTrackEnd {
     /// Unit-norm homogeneous coordinates at `tau` (rounded).
     pub y: Vec<C64>,
-    /// The same, unrounded.
+    /// The same unrounded, at the tracker's scale (‖y‖ = 1 up to rounding: every accepted
+    /// point is normalized).
     pub y_dd: Vec<Cdd>,
     pub tau: f64,
     /// τ = 0 reached.
@@ -162,11 +163,7 @@ pub fn track_near_one(
             r.iter_mut().for_each(|z| *z /= s);
             r
         },
-        y_dd: {
-            let mut r = y.to_vec();
-            normalize(&mut r);
-            r
-        },
+        y_dd: y.to_vec(),
         tau,
         reached: reason.is_empty(),
         accepted,
