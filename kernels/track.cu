@@ -43,6 +43,7 @@
 #define F_CONTRACT 5
 #define F_CONVERGE 6
 #define F_STEPS 7
+#define F_OVERSHOOT 8
 
 struct RtState {
     double2* y;
@@ -72,7 +73,8 @@ struct RtOpts {
         corrector_tol, zone_cond, noise_factor, stagnation_tol, log_spread, log_spread_endgame,
         to_log_spread, sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
-    double valuation_tol, divergence_s;
+    double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
+        eta_near_toric_infinity;
 };
 
 
@@ -121,6 +123,22 @@ __device__ bool rt_wants_log(const double2* y, double spread) {
         hi = fmax(hi, a);
     }
     return lo > 0.0 && log(hi / lo) > spread;
+}
+
+// path::regime (no Cauchy loops here): 0 loose (before the endgame zone, coordinates not
+// spread), 1 endgame zone, 2 near toric infinity (projective, a coordinate below
+// loose_min_ratio of the largest).
+__device__ int rt_regime(const double2* y, bool lg, double tau, const RtOpts& o) {
+    if (tau > o.endgame_tau) return 1;
+    if (lg) return 0;
+    double lo = 1.0 / 0.0, hi = 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) {
+        const double a = cnorm2(y[j]);
+        lo = fmin(lo, a);
+        hi = fmax(hi, a);
+    }
+    return (lo < o.loose_min_ratio * o.loose_min_ratio * hi) ? 2 : 0;
 }
 
 // z_j = log(y_j / y_n), so z_n = 0 (path::projective_to_log).
@@ -271,10 +289,15 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         return;
     }
     const bool stagnated = it >= 2 && eta > 0.5 * eta_prev && eta <= o.stagnation_tol;
+    // newton_converged (src/track/path.rs): the last correction, or (in the loose regime)
+    // the error θ·eta left after it (θ = eta/eta_prev), below the tolerance.
+    const double tol = fmax(o.corrector_tol, noise);
+    const bool loose = rt_regime(yc, lg, tau + S.sc[RT_HTRY * cap + i], o) == 0;
+    const bool converged = eta <= tol || (loose && it >= 2 && eta * eta <= tol * eta_prev);
     S.sc[RT_ETAP * cap + i] = eta;
 #pragma unroll
     for (int j = 0; j < NN; ++j) yc[j] = cadd(yc[j], Nw[j]);
-    if (!(eta <= fmax(o.corrector_tol, noise) || stagnated)) {
+    if (!(converged || stagnated)) {
         if (it >= o.max_corrector_iters) {
             rt_reject(S, o, i, F_CONVERGE);
             return;
@@ -282,6 +305,13 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         S.ct[RT_PHASE * cap + i] = phase + 1;
 #pragma unroll
         for (int j = 0; j < NN; ++j) ye[j] = yc[j];
+        return;
+    }
+    // overshoots_log_switch (src/track/path.rs): halve a step that passed the switch to log
+    // coordinates by more than TO_LOG_OVERSHOOT.
+    if (!lg && tau + S.sc[RT_HTRY * cap + i] < o.endgame_tau &&
+        rt_wants_log(yc, o.to_log_spread + o.to_log_overshoot)) {
+        rt_reject(S, o, i, F_OVERSHOOT);
         return;
     }
     // Accepted.
@@ -302,7 +332,12 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
     double t = tau + htry;
     if (htry >= target - (t - htry)) t = target;
     S.sc[RT_TAU * cap + i] = t;
-    const double ratio = pow(o.eta_target / fmax(S.sc[RT_ETA1 * cap + i], 1e-300), 0.2);
+    // TrackerOptions::eta_target_at(regime) at the new point.
+    const int rg = rt_regime(y, lg, t, o);
+    const double eta_t = rg == 0 ? o.eta_target
+                         : rg == 1 ? o.eta_target_endgame
+                                   : fmin(o.eta_target_endgame, o.eta_near_toric_infinity);
+    const double ratio = pow(eta_t / fmax(S.sc[RT_ETA1 * cap + i], 1e-300), 0.2);
     const double factor = fmin(fmax(0.9 * ratio, 0.5), 2.0);
     const double base = clipped ? fmax(h_old, htry) : htry;
     S.sc[RT_H * cap + i] = fmin(base * factor, fmax(o.h_max, o.h_max_rel * fabs(t)));

@@ -4,7 +4,7 @@
 
 use num_complex::Complex64 as C64;
 use pathtrack::backend::cpu::{accurate_residual, CpuBackend};
-use pathtrack::backend::{solve_directions_one, Backend, DirectionsOut};
+use pathtrack::backend::{solve_directions_lu, Backend, DirectionsOut};
 use pathtrack::eval::{EvalLayout, Points, Residual};
 use pathtrack::start::total_degree::TotalDegree;
 
@@ -39,8 +39,8 @@ fn directions(
     (eu, ne)
 }
 
-/// Newton directions solved from the double extended Jacobians, with the residual column
-/// replaced by its double-double value where `dd`.
+/// Newton directions solved (as the tracker's host solve: LU) from the double extended
+/// Jacobians, with the residual column replaced by its double-double value where `dd`.
 fn reference_newton(
     b: &mut CpuBackend,
     layout: &EvalLayout,
@@ -55,18 +55,20 @@ fn reference_newton(
     let mut out = vec![C64::default(); ys.len()];
     let (mut a, mut rhs) = (vec![C64::default(); nh * nh], vec![C64::default(); nh * 2]);
     let mut eu = vec![C64::default(); nh];
+    let mut piv = vec![0; nh];
     for i in 0..taus.len() {
         if dd {
             assert!(accurate_residual(layout, &pts, i, &mut ext), "point {i}");
         }
         let y = &ys[i * nh..(i + 1) * nh];
         let ne = &mut out[i * nh..(i + 1) * nh];
-        solve_directions_one(
+        solve_directions_lu(
             n,
             &ext[i * el..(i + 1) * el],
             y,
             false,
             &mut a,
+            &mut piv,
             &mut rhs,
             &mut eu,
             ne,

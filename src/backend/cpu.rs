@@ -3,7 +3,7 @@
 //! ([`crate::eval::cpu`]) and each point's directions come from one small QR.
 //! Results do not depend on the number of threads.
 
-use super::{solve_directions_one, Backend, DirectionsOut};
+use super::{resolve_directions_lu, solve_directions_lu, Backend, DirectionsOut};
 use crate::error::{Error, Result};
 use crate::eval::{cpu as eval_cpu, EvalLayout, Points, Residual};
 use crate::homotopy::Homotopy;
@@ -201,6 +201,9 @@ pub struct ChunkScratch {
     eval: eval_cpu::Scratch,
     ext: Vec<C64>,
     a: Vec<C64>,
+    /// The refilled matrix of a re-solve (unused: the factors in `a` stand).
+    a2: Vec<C64>,
+    piv: Vec<usize>,
     b: Vec<C64>,
 }
 
@@ -222,16 +225,20 @@ fn directions_chunk(
     s.ext.clear();
     s.ext.resize(q * el, C64::new(0.0, 0.0));
     s.a.resize(nh * nh, C64::new(0.0, 0.0));
+    s.a2.resize(nh * nh, C64::new(0.0, 0.0));
+    s.piv.resize(nh, 0);
     s.b.resize(nh * 2, C64::new(0.0, 0.0));
     eval_cpu::extended_jacobians(layout, &chunk, &mut s.ext, &mut s.eval);
     for i in 0..q {
         let (y, log) = (&chunk.ys[i * nh..(i + 1) * nh], chunk.is_log(i));
         let (eu, ne) = (&mut eu[i * nh..(i + 1) * nh], &mut ne[i * nh..(i + 1) * nh]);
         let ext_i = i * el..(i + 1) * el;
-        co[i] = solve_directions_one(n, &s.ext[ext_i.clone()], y, log, &mut s.a, &mut s.b, eu, ne);
+        let ext = &s.ext[ext_i.clone()];
+        co[i] = solve_directions_lu(n, ext, y, log, &mut s.a, &mut s.piv, &mut s.b, eu, ne);
         let noisy = || !(residual_step_noise(layout, i, &s.ext, &s.eval, co[i]) <= DD_STEP_NOISE);
         if wants_dd(&chunk, i, noisy) && accurate_residual(layout, &chunk, i, &mut s.ext) {
-            co[i] = solve_directions_one(n, &s.ext[ext_i], y, log, &mut s.a, &mut s.b, eu, ne);
+            let ext = &s.ext[ext_i];
+            resolve_directions_lu(n, ext, y, log, &s.a, &s.piv, &mut s.a2, &mut s.b, eu, ne);
         }
     }
 }

@@ -98,6 +98,58 @@ pub fn fill_direction_system(
     b[n * 2 + 1] = C64::new(0.0, 0.0);
 }
 
+/// The tracker's direction solve on the host: fills the direction system of one point from
+/// its extended Jacobian, factors it by LU with partial pivoting into `a` and `piv` (kept
+/// for [`resolve_directions_lu`]) and solves; returns the pivot-ratio condition estimate
+/// (as the GPU's Gauss–Jordan kernel). `a` (N×N) and `b` (N×2) are scratch.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_directions_lu(
+    n: usize,
+    ext: &[C64],
+    y: &[C64],
+    log: bool,
+    a: &mut [C64],
+    piv: &mut [usize],
+    b: &mut [C64],
+    euler: &mut [C64],
+    newton: &mut [C64],
+) -> f64 {
+    let nh = n + 1;
+    fill_direction_system(n, ext, y, log, a, b);
+    let cond = crate::linalg::small::lu_factor(nh, a, piv);
+    crate::linalg::small::lu_solve(nh, a, piv, b, 2);
+    split_directions(b, euler, newton);
+    cond
+}
+
+/// [`solve_directions_lu`] again after only `ext`'s last column (`h`) changed: the factors
+/// in `a`, `piv` are reused (the row scaling depends on the Jacobian alone); `scratch` (N×N)
+/// receives the refilled matrix, which is not used.
+#[allow(clippy::too_many_arguments)]
+pub fn resolve_directions_lu(
+    n: usize,
+    ext: &[C64],
+    y: &[C64],
+    log: bool,
+    a: &[C64],
+    piv: &[usize],
+    scratch: &mut [C64],
+    b: &mut [C64],
+    euler: &mut [C64],
+    newton: &mut [C64],
+) {
+    fill_direction_system(n, ext, y, log, scratch, b);
+    crate::linalg::small::lu_solve(n + 1, a, piv, b, 2);
+    split_directions(b, euler, newton);
+}
+
+/// The two solution columns of the direction system (`N × 2` row-major).
+fn split_directions(b: &[C64], euler: &mut [C64], newton: &mut [C64]) {
+    for (j, (e, w)) in euler.iter_mut().zip(newton.iter_mut()).enumerate() {
+        (*e, *w) = (b[j * 2], b[j * 2 + 1]);
+    }
+}
+
 /// Fills the direction system of one point from its extended Jacobian and solves it:
 /// `a` (N×N) and `b` (N×2) are scratch; returns the condition estimate.
 pub fn solve_directions_one(
@@ -113,9 +165,6 @@ pub fn solve_directions_one(
     let nh = n + 1;
     fill_direction_system(n, ext, y, log, a, b);
     let cond = crate::linalg::small::qr_solve(nh, a, b, 2);
-    for j in 0..nh {
-        euler[j] = b[j * 2];
-        newton[j] = b[j * 2 + 1];
-    }
+    split_directions(b, euler, newton);
     cond
 }

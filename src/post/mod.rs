@@ -285,7 +285,7 @@ impl<'a> Refiner<'a> {
 
     /// Newton in double-double from `y` ([`dd_newton`]). When it converged quadratically to a
     /// root (small affine residual) whose homogenizing coordinate is finite and within a
-    /// factor [`DD_YN_FACTOR`] of the start's (a path stopped at |y_n| ≈ 5e-8 ends at 4.6e-8
+    /// factor [`DD_YN_FACTOR`] of the start's, or within the start's rounding level (a path stopped at |y_n| ≈ 5e-8 ends at 4.6e-8
     /// on chandra-11; Newton wandering from a point near infinity to an unrelated finite
     /// solution changes |y_n| by orders of magnitude), makes `ep` that nonsingular solution
     /// and returns its homogeneous coordinates.
@@ -308,7 +308,13 @@ impl<'a> Refiner<'a> {
         let yn =
             |v: &[C64]| v[v.len() - 1].norm() / v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         let (a, b) = (yn(y), yn(&r.y));
-        let near = b >= DD_INFINITY_TOL && b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b;
+        // Within a factor, or within what the start's y_n is known to: the rounding level
+        // κ·ε of the double solve that gave it, at most INFINITY_TOL (x − 1e10·y, y² − 1:
+        // tracked |y_n| = 1.6e-9 at κ = 1e10 for a root with 1e-10).
+        let known =
+            (crate::track::path::NOISE_FACTOR * ep.condition * f64::EPSILON).min(INFINITY_TOL);
+        let near = b >= DD_INFINITY_TOL
+            && ((b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= known);
         if !(r.converged() && near) {
             return None;
         }
@@ -499,14 +505,26 @@ impl<'a> Refiner<'a> {
                     let nw = self.newton(&mut y, 8);
                     let cond = nw.cond;
                     let (x, residual) = self.affine(&y);
-                    if nw.nonsingular(residual) && y[nh - 1].norm() >= INFINITY_TOL {
+                    let nonsingular = nw.nonsingular(residual) && y[nh - 1].norm() >= INFINITY_TOL;
+                    // As for a path that reached t = 1: above CLUSTER_SINGULAR_COND the
+                    // solution is proven nonsingular in double-double, so that a path that
+                    // jumped to it is re-tracked rather than counted as a double root
+                    // (chandra-11 seed 2: κ = 2e13, Newton in double converged).
+                    let dd = if nonsingular && cond <= crate::report::CLUSTER_SINGULAR_COND {
+                        None
+                    } else if nonsingular {
+                        self.finish_dd(&mut ep, &y)
+                    } else {
+                        // Ill-conditioned (chandra-12: κ ≈ 2e15, |y_n| = 3.6e-8).
+                        self.finish_dd(&mut ep, &estimate)
+                    };
+                    if let Some(refined) = dd {
+                        y = refined;
+                    } else if nonsingular {
                         ep.condition = cond;
                         ep.coordinates = Some(x);
                         ep.residual = residual;
                         ep.status = Status::Nonsingular;
-                    } else if let Some(refined) = self.finish_dd(&mut ep, &estimate) {
-                        // Ill-conditioned (chandra-12: κ ≈ 2e15, |y_n| = 3.6e-8).
-                        y = refined;
                     } else {
                         y = estimate;
                     }
@@ -518,7 +536,36 @@ impl<'a> Refiner<'a> {
                     } else {
                         let (x, residual) = self.affine(&y);
                         ep.condition = self.condition(&y);
-                        if residual < RESIDUAL_TOL.sqrt() {
+                        let full_rank = || {
+                            numerical_rank(self.system, &x, singular_rank_tol(ep.accuracy))
+                                == self.system.n()
+                        };
+                        if residual < RESIDUAL_TOL.sqrt() && full_rank() {
+                            // Loops around a cluster of nonsingular solutions (katsura-11:
+                            // two real ones with κ ≈ 5e8) close like winding number 2, and
+                            // their estimate (the cluster's mean, residual 2e-6) is no
+                            // solution: a full-rank Jacobian there. The real path, tracked
+                            // in double-double from its checkpoint, tells which solution
+                            // this path goes to; failing that, recovery tracks it again.
+                            let why = format!(
+                                "Cauchy endgame (winding number {winding}) estimate has residual \
+                                 {residual:.1e} at a full-rank Jacobian"
+                            );
+                            ep.reason = Some(why);
+                            match self.finish_near_one(&mut ep, checkpoint, lifts) {
+                                Some(refined) => {
+                                    // Not a winding number: the loops enclosed other sheets.
+                                    (ep.winding, ep.accuracy) = (None, None);
+                                    y = refined;
+                                }
+                                None if self.last_attempt => {
+                                    ep.status = Status::Singular;
+                                    ep.coordinates = Some(x);
+                                    ep.residual = residual;
+                                }
+                                None => {} // failed: tracked again
+                            }
+                        } else if residual < RESIDUAL_TOL.sqrt() {
                             ep.status = Status::Singular;
                             ep.coordinates = Some(x);
                             ep.residual = residual;
@@ -556,7 +603,7 @@ impl<'a> Refiner<'a> {
             let tol = if ep.status == Status::Nonsingular {
                 RANK_TOL_FLOOR
             } else {
-                RANK_TOL_FLOOR.max(100.0 * ep.accuracy.unwrap_or(1e-8))
+                singular_rank_tol(ep.accuracy)
             };
             // Newton's quadratic convergence in double-double proves the Jacobian
             // nonsingular; the double-precision rank test cannot resolve κ ≥ 1e16.
@@ -623,6 +670,12 @@ fn bombieri_weight(eq: &[crate::homotopy::HomTerm]) -> f64 {
     } else {
         1.0
     }
+}
+
+/// Rank tolerance at an endpoint that is not nonsingular: 100 times the accuracy of the
+/// Cauchy estimate (1e-8 when unknown), at least [`RANK_TOL_FLOOR`].
+fn singular_rank_tol(accuracy: Option<f64>) -> f64 {
+    RANK_TOL_FLOOR.max(100.0 * accuracy.unwrap_or(1e-8))
 }
 
 /// Numerical rank of `∂F/∂x` at `x`: singular values of the Jacobian with row k divided by

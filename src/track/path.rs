@@ -26,6 +26,11 @@ pub const LOG_SWITCH_SPREAD: f64 = 30.0;
 /// spread hierarchically (eco-8: 1e-2, 1e-11, 1e-33, 1e-97, …) and in log coordinates
 /// stalled in the endgame zone.
 pub const TO_LOG_SPREAD: f64 = 33.0;
+/// A step that would take a projective path from below [`TO_LOG_SPREAD`] to beyond it by
+/// more than this (in `ln`) is rejected (halved) rather than switched there: at the spread
+/// 37 that one step of eco-10 seed 4 reached, the smallest coordinates (8e-17 of the
+/// largest) had no correct digit left and Newton in log coordinates diverged.
+pub const TO_LOG_OVERSHOOT: f64 = 1.0;
 /// In the endgame zone the switch happens whenever the coordinates are representable.
 pub const LOG_SWITCH_SPREAD_ENDGAME: f64 = 600.0;
 
@@ -165,6 +170,64 @@ pub struct PathState {
     halved_at: u32,
 }
 
+/// Newton's corrections have converged to `tol` when the last one, `eta` (iteration `it`),
+/// is below it, or, in [`Regime::Loose`] (`loose`), from the second correction on, when
+/// the error left after it is: with the contraction `θ = eta/eta_prev` that error is about
+/// `θ·eta`, so `eta² ≤ tol·eta_prev`. A first correction of 1e-4 followed by 1e-8 then
+/// leaves ~1e-12 and the step is accepted without a third evaluation (10 % of the
+/// evaluations on katsura-10). Elsewhere every accepted point keeps the full accuracy
+/// (`eta ≤ tol`, then ~1e-16 left). The rule of both step machines and of
+/// `kernels/track.cu`.
+pub(crate) fn newton_converged(eta: f64, eta_prev: f64, it: u32, tol: f64, loose: bool) -> bool {
+    eta <= tol || (loose && it >= 2 && eta * eta <= tol * eta_prev)
+}
+
+/// The smallest coordinate modulus of a projective point over the largest below which the
+/// path (before the endgame zone) is [`Regime::NearToricInfinity`]. eco-n's paths pass near
+/// toric infinity (coordinates down to 1e-17 of the largest) and switch to log coordinates at
+/// [`TO_LOG_SPREAD`]; approached with the loose target, eco-10 seeds 4 and 6 reached the
+/// switch with their smallest coordinates wrong, and Newton in log coordinates diverged.
+pub const LOOSE_MIN_RATIO: f64 = 1e-10;
+
+/// How precisely a path is tracked at a point (the rule of both step machines and of
+/// `kernels/track.cu`, where it is `rt_regime`'s 0, 1, 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regime {
+    /// Before the endgame zone, coordinates not spread: the predictor target
+    /// [`super::TrackerOptions::eta_target`] and [`newton_converged`]'s shortcut.
+    Loose,
+    /// In the endgame zone, or on a Cauchy loop: [`super::TrackerOptions::eta_target_endgame`]
+    /// and full Newton convergence (the valuations of `y_n` and the endpoint decisions read
+    /// these points).
+    Endgame,
+    /// Projective coordinates spread beyond [`LOOSE_MIN_RATIO`] before the endgame zone:
+    /// [`super::NEAR_TORIC_INFINITY_ETA`] and full Newton convergence.
+    NearToricInfinity,
+}
+
+/// The [`Regime`] at the point `y`, `tau` (`log`: affine log coordinates; `looping`: on a
+/// Cauchy loop).
+pub(crate) fn regime(
+    y: &[C64],
+    log: bool,
+    looping: bool,
+    tau: f64,
+    opts: &TrackerOptions,
+) -> Regime {
+    if looping || tau > opts.endgame_tau {
+        return Regime::Endgame;
+    }
+    let (lo, hi) = y.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), z| {
+        let a = z.norm_sqr();
+        (lo.min(a), hi.max(a))
+    });
+    if !log && lo < LOOSE_MIN_RATIO * LOOSE_MIN_RATIO * hi {
+        Regime::NearToricInfinity
+    } else {
+        Regime::Loose
+    }
+}
+
 /// Euclidean norm.
 pub(crate) fn norm(v: &[C64]) -> f64 {
     v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
@@ -238,6 +301,18 @@ pub(crate) fn switches_coordinates(y: &[C64], log: bool, tau: f64, opts: &Tracke
     } else {
         tau < opts.endgame_tau && wants_log(y, opts.to_log_spread)
     }
+}
+
+/// True when an accepted step to `tau_next` ending at the projective point `y` would pass
+/// the switch to log coordinates by more than [`TO_LOG_OVERSHOOT`] (the rule of both step
+/// machines and of `kernels/track.cu`).
+pub(crate) fn overshoots_log_switch(
+    y: &[C64],
+    log: bool,
+    tau_next: f64,
+    opts: &TrackerOptions,
+) -> bool {
+    !log && tau_next < opts.endgame_tau && wants_log(y, opts.to_log_spread + TO_LOG_OVERSHOOT)
 }
 
 /// Converts `y` to the other coordinates: log to projective when `log`, else projective to
@@ -690,9 +765,23 @@ impl PathState {
                 // Stagnation far below the predictor error: the rounding level of the solve
                 // (the QR estimate of κ can be low by orders of magnitude).
                 let stagnated = it >= 2 && eta > 0.5 * self.eta_prev && eta <= STAGNATION_TOL;
+                let loose = regime(
+                    &self.yc,
+                    self.log,
+                    self.looping,
+                    self.tau + self.h_try,
+                    opts,
+                ) == Regime::Loose;
+                let tol = opts.corrector_tol.max(noise);
+                let small = newton_converged(eta, self.eta_prev, it, tol, loose);
                 self.eta_prev = eta;
                 self.yc.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
-                if eta <= opts.corrector_tol.max(noise) || stagnated {
+                if (small || stagnated)
+                    && overshoots_log_switch(&self.yc, self.log, self.tau + self.h_try, opts)
+                {
+                    return self.reject(opts, "step overshot the switch to log coordinates");
+                }
+                if small || stagnated {
                     // Accept.
                     self.accepted += 1;
                     self.cond = cond;
@@ -707,7 +796,9 @@ impl PathState {
                     if self.h_try >= target - (self.tau - self.h_try) {
                         self.tau = target; // land exactly on the checkpoint / end
                     }
-                    let ratio = (opts.eta_target / self.eta_first.max(1e-300)).powf(0.2);
+                    let here = regime(&self.y, self.log, self.looping, self.tau, opts);
+                    let eta_target = opts.eta_target_at(here);
+                    let ratio = (eta_target / self.eta_first.max(1e-300)).powf(0.2);
                     let factor = (0.9 * ratio).clamp(0.5, 2.0);
                     let base = if clipped {
                         self.h.max(self.h_try)

@@ -78,6 +78,10 @@ struct RtOpts {
     zone_steps: u32,
     valuation_tol: f64,
     divergence_s: f64,
+    eta_target_endgame: f64,
+    loose_min_ratio: f64,
+    to_log_overshoot: f64,
+    eta_near_toric_infinity: f64,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -106,6 +110,10 @@ impl RtOpts {
             zone_steps: ZONE_STEPS,
             valuation_tol: crate::endgame::VALUATION_TOL,
             divergence_s: crate::track::path::DIVERGENCE_S,
+            eta_target_endgame: o.eta_target_endgame,
+            loose_min_ratio: crate::track::path::LOOSE_MIN_RATIO,
+            to_log_overshoot: crate::track::path::TO_LOG_OVERSHOOT,
+            eta_near_toric_infinity: crate::track::NEAR_TORIC_INFINITY_ETA,
         }
     }
 }

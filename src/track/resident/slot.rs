@@ -17,8 +17,9 @@
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::track::path::{
-    finite, log_to_projective, norm, normalize, switch_coordinates, switches_coordinates,
-    DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
+    finite, log_to_projective, newton_converged, norm, normalize, overshoots_log_switch, regime,
+    switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR,
+    SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -36,7 +37,7 @@ pub const EXIT_HANDOFF: u8 = 3;
 pub const EXIT_FAILED: u8 = 16;
 
 /// Why a path failed, by code `status − EXIT_FAILED` (the host tracker's wording).
-pub const FAIL_REASONS: [&str; 8] = [
+pub const FAIL_REASONS: [&str; 9] = [
     "singular start point",
     "start point did not converge",
     "step size underflow (non-finite direction)",
@@ -45,6 +46,7 @@ pub const FAIL_REASONS: [&str; 8] = [
     "step size underflow (Newton did not contract)",
     "step size underflow (Newton did not converge)",
     "too many steps",
+    "step size underflow (step overshot the switch to log coordinates)",
 ];
 const F_SINGULAR_START: u8 = 0;
 const F_START: u8 = 1;
@@ -54,6 +56,7 @@ const F_PREDICTOR: u8 = 4;
 const F_CONTRACT: u8 = 5;
 const F_CONVERGE: u8 = 6;
 const F_STEPS: u8 = 7;
+const F_OVERSHOOT: u8 = 8;
 
 /// Phases: `Refine(it)` = it (< 100), `Stage(s)` = 100 + s, `Correct(it)` = 200 + it.
 const STAGE: u32 = 100;
@@ -239,15 +242,21 @@ impl Slot {
             return self.reject(opts, F_CONTRACT);
         }
         let stagnated = it >= 2 && eta > 0.5 * self.eta_prev && eta <= STAGNATION_TOL;
+        let loose = regime(&self.yc, self.log, false, self.tau + self.h_try, opts) == Regime::Loose;
+        let tol = opts.corrector_tol.max(noise);
+        let converged = newton_converged(eta, self.eta_prev, it, tol, loose);
         self.eta_prev = eta;
         self.yc.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
-        if !(eta <= opts.corrector_tol.max(noise) || stagnated) {
+        if !(converged || stagnated) {
             if it >= opts.max_corrector_iters {
                 return self.reject(opts, F_CONVERGE);
             }
             self.phase += 1;
             self.eval_y.copy_from_slice(&self.yc);
             return;
+        }
+        if overshoots_log_switch(&self.yc, self.log, self.tau + self.h_try, opts) {
+            return self.reject(opts, F_OVERSHOOT);
         }
         // Accepted.
         self.accepted += 1;
@@ -263,7 +272,8 @@ impl Slot {
         if self.h_try >= target - (self.tau - self.h_try) {
             self.tau = target;
         }
-        let ratio = (opts.eta_target / self.eta_first.max(1e-300)).powf(0.2);
+        let here = regime(&self.y, self.log, false, self.tau, opts);
+        let ratio = (opts.eta_target_at(here) / self.eta_first.max(1e-300)).powf(0.2);
         let factor = (0.9 * ratio).clamp(0.5, 2.0);
         let base = if clipped {
             self.h.max(self.h_try)
