@@ -311,8 +311,8 @@ fn recovered_counts_re_tracked_paths_that_reach_a_new_solution() {
 /// condition 1.6e7. Such paths are re-tracked in the first recovery round, their last
 /// stretch in double-double (`solver::VERIFY_DIVERGING_COND`): all 2,048 solutions, none
 /// at infinity. Which path needs it changes with any change of the step control (session
-/// 12's case was seed 1 on resident slots), so the tracker settings of session 13 are
-/// pinned here. ~15 s on two cores.
+/// 12's case was seed 1 on resident slots), so the tracker settings where this one occurs
+/// are pinned here (the endgame target 1e-5, not the default 1e-6). ~15 s on two cores.
 #[test]
 fn diverging_estimates_near_huge_solutions_are_verified() {
     let sys = shipped("chandra12");

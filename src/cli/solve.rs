@@ -71,6 +71,14 @@ pub struct SolveArgs {
     /// paths of a seed for inspection; the same seed gives them the same start points.
     #[arg(long, value_delimiter = ',')]
     pub paths: Option<Vec<u64>>,
+    /// Predictor error target before the endgame zone (`TrackerOptions::eta_target`,
+    /// default 1e-4): smaller is slower and safer against path jumping.
+    #[arg(long, hide = true)]
+    pub eta_target: Option<f64>,
+    /// Predictor error target in the endgame zone (`TrackerOptions::eta_target_endgame`,
+    /// default 1e-6).
+    #[arg(long, hide = true)]
+    pub eta_target_endgame: Option<f64>,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
@@ -107,6 +115,21 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         a.resident,
     )?;
     opts.tracker = tracker_for(backend.as_ref(), a.batch)?;
+    for (v, name, field) in [
+        (a.eta_target, "--eta-target", &mut opts.tracker.eta_target),
+        (
+            a.eta_target_endgame,
+            "--eta-target-endgame",
+            &mut opts.tracker.eta_target_endgame,
+        ),
+    ] {
+        if let Some(v) = v {
+            if !(v > 0.0 && v < 1.0) {
+                return Err(Error::Usage(format!("{name} must lie in (0, 1), not {v}")));
+            }
+            *field = v;
+        }
+    }
     struct Cli {
         pb: indicatif::ProgressBar,
         writer: SolutionWriter,

@@ -56,10 +56,11 @@ pub struct TrackerOptions {
     /// re-tracked ([`Self::tightened`]). Steps are still rejected above `eta_max` (1e-3).
     pub eta_target: f64,
     /// The same in the endgame zone `τ > endgame_tau` and on Cauchy loops
-    /// ([`path::Regime::Endgame`]): 1e-5, where the
-    /// valuations of `y_n`, the singularity test and the endpoint decisions read the points
-    /// (session 12 tracked with 1e-6 everywhere; 1e-5 here costs katsura-10 131 steps per
-    /// path against 147 with 1e-6, and 1e-4 gives no fewer).
+    /// ([`path::Regime::Endgame`]): 1e-6 as in session 12, where the valuations of `y_n`,
+    /// the singularity test and the endpoint decisions read the points. 1e-5 there saved
+    /// katsura-10 a tenth of its steps (131 per path against 147), but chandra-13 on the H200
+    /// lost more solutions in clusters of huge-norm ones (4,086 + 4 at ∞ + 6 duplicate paths
+    /// against 4,091 + 2 + 3).
     pub eta_target_endgame: f64,
     /// Reject the step when the first Newton correction exceeds this.
     pub eta_max: f64,
@@ -118,7 +119,7 @@ impl Default for TrackerOptions {
             h_max_rel: 0.5,
             h_min: 1e-14,
             eta_target: 1e-4,
-            eta_target_endgame: 1e-5,
+            eta_target_endgame: 1e-6,
             eta_max: 1e-3,
             corrector_tol: 1e-9,
             max_corrector_iters: 3,
