@@ -115,11 +115,11 @@ pub fn solve_directions_lu(
     newton: &mut [C64],
 ) -> f64 {
     let nh = n + 1;
-    fill_direction_system(n, ext, y, log, a, b);
-    let cond = crate::linalg::small::lu_factor(nh, a, piv);
-    crate::linalg::small::lu_solve(nh, a, piv, b, 2);
-    split_directions(b, euler, newton);
-    cond
+    solve_directions_with(n, ext, y, log, a, b, euler, newton, |a, b| {
+        let cond = crate::linalg::small::lu_factor(nh, a, piv);
+        crate::linalg::small::lu_solve(nh, a, piv, b, 2);
+        cond
+    })
 }
 
 /// [`solve_directions_lu`] again after only `ext`'s last column (`h`) changed: the factors
@@ -163,8 +163,27 @@ pub fn solve_directions_one(
     newton: &mut [C64],
 ) -> f64 {
     let nh = n + 1;
+    solve_directions_with(n, ext, y, log, a, b, euler, newton, |a, b| {
+        crate::linalg::small::qr_solve(nh, a, b, 2)
+    })
+}
+
+/// Fills the direction system, solves it in place with `solve` (which returns the condition
+/// estimate) and splits the solution into the two directions.
+#[allow(clippy::too_many_arguments)]
+fn solve_directions_with(
+    n: usize,
+    ext: &[C64],
+    y: &[C64],
+    log: bool,
+    a: &mut [C64],
+    b: &mut [C64],
+    euler: &mut [C64],
+    newton: &mut [C64],
+    solve: impl FnOnce(&mut [C64], &mut [C64]) -> f64,
+) -> f64 {
     fill_direction_system(n, ext, y, log, a, b);
-    let cond = crate::linalg::small::qr_solve(nh, a, b, 2);
+    let cond = solve(a, b);
     split_directions(b, euler, newton);
     cond
 }

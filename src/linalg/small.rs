@@ -194,25 +194,32 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
+    /// A random `nn × nn` system with two right-hand sides: `A` column-major, `X` and
+    /// `B = A X` row-major (`nn × 2`).
+    fn random_system(
+        rng: &mut rand_chacha::ChaCha8Rng,
+        nn: usize,
+    ) -> (Vec<C64>, Vec<C64>, Vec<C64>) {
+        let mut entry = || C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5);
+        let a: Vec<C64> = (0..nn * nn).map(|_| entry()).collect();
+        let x: Vec<C64> = (0..nn * 2).map(|_| entry()).collect();
+        let mut b = vec![C64::new(0.0, 0.0); nn * 2];
+        for i in 0..nn {
+            for j in 0..2 {
+                for k in 0..nn {
+                    b[i * 2 + j] += a[i * nn + k] * x[k * 2 + j];
+                }
+            }
+        }
+        let af: Vec<C64> = (0..nn * nn).map(|t| a[(t % nn) * nn + t / nn]).collect();
+        (af, x, b)
+    }
+
     #[test]
     fn lu_solve_matches_multiplication_and_qr() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         for nn in [1usize, 2, 5, 12, 25] {
-            let a: Vec<C64> = (0..nn * nn)
-                .map(|_| C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-                .collect();
-            let x: Vec<C64> = (0..nn * 2)
-                .map(|_| C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-                .collect();
-            let mut b = vec![C64::new(0.0, 0.0); nn * 2];
-            for i in 0..nn {
-                for j in 0..2 {
-                    for k in 0..nn {
-                        b[i * 2 + j] += a[i * nn + k] * x[k * 2 + j];
-                    }
-                }
-            }
-            let af: Vec<C64> = (0..nn * nn).map(|t| a[(t % nn) * nn + t / nn]).collect();
+            let (af, x, b) = random_system(&mut rng, nn);
             let (mut lu, mut piv) = (af.clone(), vec![0; nn]);
             let cond = lu_factor(nn, &mut lu, &mut piv);
             let mut xl = b.clone();
@@ -247,22 +254,7 @@ mod tests {
     fn qr_solve_matches_multiplication() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for nn in [1usize, 2, 5, 12] {
-            let a: Vec<C64> = (0..nn * nn)
-                .map(|_| C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-                .collect();
-            let x: Vec<C64> = (0..nn * 2)
-                .map(|_| C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-                .collect();
-            let mut b = vec![C64::new(0.0, 0.0); nn * 2];
-            for i in 0..nn {
-                for j in 0..2 {
-                    for k in 0..nn {
-                        b[i * 2 + j] += a[i * nn + k] * x[k * 2 + j];
-                    }
-                }
-            }
-            // Column-major copy.
-            let mut af: Vec<C64> = (0..nn * nn).map(|t| a[(t % nn) * nn + t / nn]).collect();
+            let (mut af, x, mut b) = random_system(&mut rng, nn);
             let cond = qr_solve(nn, &mut af, &mut b, 2);
             assert!(cond.is_finite() && cond >= 1.0);
             let err: f64 = b
