@@ -360,6 +360,44 @@ fn diverging_estimates_near_huge_solutions_are_verified() {
     );
 }
 
+/// katsura-11 (seed 1, CPU): path 818 ends at one of two complex-conjugate solutions with
+/// κ = 1848, 1e-3 apart. Near t = 1 the pair looks like a double root to the Cauchy
+/// endgame: winding number 2, and an estimate (their mean) with residual 1.8e-6. At a
+/// full-rank Jacobian such an estimate is not a singular solution: the path is tracked in
+/// double-double from its checkpoint instead, and all 2,048 solutions are nonsingular (before:
+/// one "singular" solution, and with two paths there one solution lost). Tracker settings
+/// pinned, as the case depends on them. ~6 s on two cores.
+#[test]
+fn cauchy_estimates_at_a_full_rank_jacobian_are_not_singular() {
+    let sys = shipped("katsura11");
+    let mut backend = CpuBackend::new(2).unwrap();
+    let mut opts = SolveOptions {
+        start: StartKind::Polyhedral,
+        seed: 1,
+        ..Default::default()
+    };
+    opts.tracker.eta_target = 1e-4;
+    opts.tracker.eta_target_endgame = 1e-6;
+    let mut tracked_in_dd = Vec::new();
+    let s = pathtrack::solver::solve(&sys, &opts, &mut backend, &mut |e: &Endpoint| {
+        let why = e.reason.as_deref().unwrap_or("");
+        if why.contains("full-rank Jacobian") && e.status == Status::Nonsingular {
+            tracked_in_dd.push(e.path);
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        (s.nonsingular, s.singular, s.at_infinity, s.failed),
+        (2048, 0, 0, 0),
+        "katsura11 seed 1"
+    );
+    assert!(
+        !tracked_in_dd.is_empty(),
+        "no winding-2 Cauchy estimate at a full-rank Jacobian was tracked in double-double"
+    );
+}
+
 /// A shipped system: `systems/NAME.yaml` beside the crate when that exists, else relative
 /// to the current directory (test binaries run from the repository root elsewhere).
 fn shipped(name: &str) -> System {

@@ -217,11 +217,14 @@ pub(crate) fn regime(
     if looping || tau > opts.endgame_tau {
         return Regime::Endgame;
     }
+    if log {
+        return Regime::Loose;
+    }
     let (lo, hi) = y.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), z| {
         let a = z.norm_sqr();
         (lo.min(a), hi.max(a))
     });
-    if !log && lo < LOOSE_MIN_RATIO * LOOSE_MIN_RATIO * hi {
+    if lo < LOOSE_MIN_RATIO * LOOSE_MIN_RATIO * hi {
         Regime::NearToricInfinity
     } else {
         Regime::Loose
