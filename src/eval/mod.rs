@@ -162,11 +162,18 @@ impl<'a> Points<'a> {
 }
 
 /// `log y` with magnitudes clamped to the smallest normal double, so that a coordinate that
-/// is exactly zero (an endpoint on a coordinate hyperplane) gives a finite log.
+/// is exactly zero (an endpoint on a coordinate hyperplane) gives a finite log. `ln|y|` is
+/// `½·ln|y|²` where `|y|²` is a normal double below 1e300, else through `hypot` (which was
+/// 4 % of an eco-10 solve; the kernels' `safe_ln` keeps `hypot`).
 #[inline]
 pub fn safe_ln(y: C64) -> C64 {
-    let r = y.norm().max(f64::MIN_POSITIVE);
-    C64::new(r.ln(), y.im.atan2(y.re))
+    let s = y.norm_sqr();
+    let ln_r = if s.is_normal() && s < 1e300 {
+        0.5 * s.ln()
+    } else {
+        y.norm().max(f64::MIN_POSITIVE).ln()
+    };
+    C64::new(ln_r, y.im.atan2(y.re))
 }
 
 /// `1 / y` for the `diag(e^{−z})` scaling, consistent with [`safe_ln`].
