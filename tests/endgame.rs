@@ -306,6 +306,31 @@ fn recovered_counts_re_tracked_paths_that_reach_a_new_solution() {
     assert_eq!(tally.counts().nonsingular, 3);
 }
 
+/// Polyhedral solve of the shipped system `name` on the CPU (two threads) with the predictor
+/// targets `(eta_target, eta_target_endgame)` pinned (cases that depend on the step control);
+/// `observe` sees every endpoint as it is written, re-tracked ones included.
+fn solve_pinned(
+    name: &str,
+    seed: u64,
+    (eta_target, eta_target_endgame): (f64, f64),
+    mut observe: impl FnMut(&Endpoint),
+) -> pathtrack::report::Summary {
+    let sys = shipped(name);
+    let mut backend = CpuBackend::new(2).unwrap();
+    let mut opts = SolveOptions {
+        start: StartKind::Polyhedral,
+        seed,
+        ..Default::default()
+    };
+    opts.tracker.eta_target = eta_target;
+    opts.tracker.eta_target_endgame = eta_target_endgame;
+    pathtrack::solver::solve(&sys, &opts, &mut backend, &mut |e: &Endpoint| {
+        observe(e);
+        Ok(())
+    })
+    .unwrap()
+}
+
 /// chandra-12 (seed 5, CPU): path 1458, on its way to a solution of huge norm, is put at
 /// infinity by an estimate (a stable positive valuation of `y_n` at s ≤ 1e-8) at a point of
 /// condition 1.6e7. Such paths are re-tracked in the first recovery round, their last
@@ -315,28 +340,15 @@ fn recovered_counts_re_tracked_paths_that_reach_a_new_solution() {
 /// are pinned here (the endgame target 1e-5, not the default 1e-6). ~15 s on two cores.
 #[test]
 fn diverging_estimates_near_huge_solutions_are_verified() {
-    let sys = shipped("chandra12");
-    let mut backend = CpuBackend::new(2).unwrap();
-    let mut opts = SolveOptions {
-        start: StartKind::Polyhedral,
-        seed: 5,
-        ..Default::default()
-    };
-    opts.tracker.eta_target = 1e-4;
-    opts.tracker.eta_target_endgame = 1e-5;
     let mut first = std::collections::HashMap::new();
     let mut verified = Vec::new();
-    let s = pathtrack::solver::solve(&sys, &opts, &mut backend, &mut |e: &Endpoint| {
-        match first.get(&e.path) {
-            None => {
-                first.insert(e.path, e.status);
-            }
-            Some(Status::AtInfinity) if e.status == Status::Nonsingular => verified.push(e.path),
-            Some(_) => {}
+    let s = solve_pinned("chandra12", 5, (1e-4, 1e-5), |e| match first.get(&e.path) {
+        None => {
+            first.insert(e.path, e.status);
         }
-        Ok(())
-    })
-    .unwrap();
+        Some(Status::AtInfinity) if e.status == Status::Nonsingular => verified.push(e.path),
+        Some(_) => {}
+    });
     assert_eq!(
         (s.nonsingular, s.at_infinity, s.failed),
         (2048, 0, 0),
@@ -369,24 +381,13 @@ fn diverging_estimates_near_huge_solutions_are_verified() {
 /// pinned, as the case depends on them. ~6 s on two cores.
 #[test]
 fn cauchy_estimates_at_a_full_rank_jacobian_are_not_singular() {
-    let sys = shipped("katsura11");
-    let mut backend = CpuBackend::new(2).unwrap();
-    let mut opts = SolveOptions {
-        start: StartKind::Polyhedral,
-        seed: 1,
-        ..Default::default()
-    };
-    opts.tracker.eta_target = 1e-4;
-    opts.tracker.eta_target_endgame = 1e-6;
     let mut tracked_in_dd = Vec::new();
-    let s = pathtrack::solver::solve(&sys, &opts, &mut backend, &mut |e: &Endpoint| {
+    let s = solve_pinned("katsura11", 1, (1e-4, 1e-6), |e| {
         let why = e.reason.as_deref().unwrap_or("");
         if why.contains("full-rank Jacobian") && e.status == Status::Nonsingular {
             tracked_in_dd.push(e.path);
         }
-        Ok(())
-    })
-    .unwrap();
+    });
     assert_eq!(
         (s.nonsingular, s.singular, s.at_infinity, s.failed),
         (2048, 0, 0, 0),

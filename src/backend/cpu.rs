@@ -1,6 +1,6 @@
 //! CPU backend: the batch is cut into chunks of [`CHUNK`] points, chunks run on a rayon
 //! pool of an explicit size; inside a chunk the evaluation is two GEMMs
-//! ([`crate::eval::cpu`]) and each point's directions come from one small QR.
+//! ([`crate::eval::cpu`]) and each point's directions come from one small LU.
 //! Results do not depend on the number of threads.
 
 use super::{resolve_directions_lu, solve_directions_lu, Backend, DirectionsOut};
@@ -201,8 +201,6 @@ pub struct ChunkScratch {
     eval: eval_cpu::Scratch,
     ext: Vec<C64>,
     a: Vec<C64>,
-    /// The refilled matrix of a re-solve (unused: the factors in `a` stand).
-    a2: Vec<C64>,
     piv: Vec<usize>,
     b: Vec<C64>,
 }
@@ -225,7 +223,6 @@ fn directions_chunk(
     s.ext.clear();
     s.ext.resize(q * el, C64::new(0.0, 0.0));
     s.a.resize(nh * nh, C64::new(0.0, 0.0));
-    s.a2.resize(nh * nh, C64::new(0.0, 0.0));
     s.piv.resize(nh, 0);
     s.b.resize(nh * 2, C64::new(0.0, 0.0));
     eval_cpu::extended_jacobians(layout, &chunk, &mut s.ext, &mut s.eval);
@@ -238,7 +235,7 @@ fn directions_chunk(
         let noisy = || !(residual_step_noise(layout, i, &s.ext, &s.eval, co[i]) <= DD_STEP_NOISE);
         if wants_dd(&chunk, i, noisy) && accurate_residual(layout, &chunk, i, &mut s.ext) {
             let ext = &s.ext[ext_i];
-            resolve_directions_lu(n, ext, y, log, &s.a, &s.piv, &mut s.a2, &mut s.b, eu, ne);
+            resolve_directions_lu(n, ext, log, &s.a, &s.piv, &mut s.b, eu, ne);
         }
     }
 }

@@ -61,27 +61,16 @@ pub fn fill_direction_system(
 ) {
     let nh = n + 1;
     let w = nh + 2;
-    let cols = if log { n } else { nh };
     for k in 0..n {
         let row = &ext[k * w..(k + 1) * w];
-        // max |z| as the root of max |z|² (no hypot per entry), unless |z|² leaves range.
-        let r2 = row[..cols].iter().map(|z| z.norm_sqr()).fold(0.0, f64::max);
-        let r = if r2 > 1e-300 && r2 < 1e300 {
-            r2.sqrt()
-        } else {
-            row[..cols].iter().map(|z| z.norm()).fold(0.0, f64::max)
-        };
-        let s = if r > 0.0 && r.is_finite() {
-            1.0 / r
-        } else {
-            1.0
-        };
+        let s = row_scale(row, n, log);
         for j in 0..nh {
             a[j * nh + k] = row[j] * s;
         }
-        b[k * 2] = -row[nh] * s;
-        b[k * 2 + 1] = -row[nh + 1] * s;
+        set_rhs_row(b, k, row, s);
     }
+    b[n * 2] = C64::new(0.0, 0.0);
+    b[n * 2 + 1] = C64::new(0.0, 0.0);
     for j in 0..nh {
         a[j * nh + n] = if log {
             C64::new(if j == n { 1.0 } else { 0.0 }, 0.0)
@@ -94,8 +83,45 @@ pub fn fill_direction_system(
             a[n * nh + k] = C64::new(0.0, 0.0);
         }
     }
+}
+
+/// The equilibration factor of equation row `row` (`∂h_k/∂y_0 … ∂h_k/∂τ, h_k`): one over its
+/// largest `|∂h_k/∂y_j|` (over the first `n` columns in log mode), 1 when that is 0 or not
+/// finite.
+fn row_scale(row: &[C64], n: usize, log: bool) -> f64 {
+    let cols = if log { n } else { n + 1 };
+    // max |z| as the root of max |z|² (no hypot per entry), unless |z|² leaves range.
+    let r2 = row[..cols].iter().map(|z| z.norm_sqr()).fold(0.0, f64::max);
+    let r = if r2 > 1e-300 && r2 < 1e300 {
+        r2.sqrt()
+    } else {
+        row[..cols].iter().map(|z| z.norm()).fold(0.0, f64::max)
+    };
+    if r > 0.0 && r.is_finite() {
+        1.0 / r
+    } else {
+        1.0
+    }
+}
+
+/// The right-hand sides `[−∂H/∂τ −H; 0 0]` of [`fill_direction_system`] (`N × 2`
+/// row-major), each row equilibrated as the matrix's.
+fn fill_direction_rhs(n: usize, ext: &[C64], log: bool, b: &mut [C64]) {
+    let w = n + 3;
+    for k in 0..n {
+        let row = &ext[k * w..(k + 1) * w];
+        set_rhs_row(b, k, row, row_scale(row, n, log));
+    }
     b[n * 2] = C64::new(0.0, 0.0);
     b[n * 2 + 1] = C64::new(0.0, 0.0);
+}
+
+/// Row `k` of the right-hand sides: `−∂h_k/∂τ` and `−h_k` (the last two entries of `row`)
+/// times the row's factor `s`.
+fn set_rhs_row(b: &mut [C64], k: usize, row: &[C64], s: f64) {
+    let w = row.len();
+    b[k * 2] = -row[w - 2] * s;
+    b[k * 2 + 1] = -row[w - 1] * s;
 }
 
 /// The tracker's direction solve on the host: fills the direction system of one point from
@@ -122,23 +148,21 @@ pub fn solve_directions_lu(
     })
 }
 
-/// [`solve_directions_lu`] again after only `ext`'s last column (`h`) changed: the factors
-/// in `a`, `piv` are reused (the row scaling depends on the Jacobian alone); `scratch` (N×N)
-/// receives the refilled matrix, which is not used.
+/// [`solve_directions_lu`] again after only `ext`'s last column (`h`) changed: only the
+/// right-hand sides are filled again, and solved with the factors in `a`, `piv` (the row
+/// scaling depends on the Jacobian alone).
 #[allow(clippy::too_many_arguments)]
 pub fn resolve_directions_lu(
     n: usize,
     ext: &[C64],
-    y: &[C64],
     log: bool,
     a: &[C64],
     piv: &[usize],
-    scratch: &mut [C64],
     b: &mut [C64],
     euler: &mut [C64],
     newton: &mut [C64],
 ) {
-    fill_direction_system(n, ext, y, log, scratch, b);
+    fill_direction_rhs(n, ext, log, b);
     crate::linalg::small::lu_solve(n + 1, a, piv, b, 2);
     split_directions(b, euler, newton);
 }
