@@ -56,4 +56,22 @@ __device__ __forceinline__ double2 safe_inv(double2 y) {
     return cmk(y.x / r2, -y.y / r2);
 }
 
+
+// Threads per block of eval_fused / eval_gen: one point each, one equation per block row.
+#define EV_THREADS 64
+
+// Writes each warp's 32 rows tile[t][0..W) (points i0 + t, equation k) to the point-major
+// jac: consecutive lanes store consecutive 16-byte words of consecutive rows (a row is
+// contiguous, rows of one equation are n·W apart), instead of 32 scattered stores.
+__device__ __forceinline__ void store_rows(double2 (*tile)[W], double2* __restrict__ jac,
+                                           long i0, int k, int p) {
+    const int wbase = threadIdx.x & ~31, lane = threadIdx.x & 31;
+    __syncwarp();
+    for (int e = lane; e < 32 * W; e += 32) {
+        const int t = e / W, j = e - t * W;
+        const long i = i0 + wbase + t;
+        if (i < p) jac[(i * NEQ + k) * W + j] = tile[wbase + t][j];
+    }
+}
+
 #endif

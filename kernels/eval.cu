@@ -86,23 +86,6 @@ extern "C" __global__ void tau_column(const double2* __restrict__ e,
     jac[((long)i * NEQ + k) * W + NN] = d;
 }
 
-// Threads per block of eval_fused / eval_gen: one point each, one equation per block row.
-#define EV_THREADS 64
-
-// Writes each warp's 32 rows tile[t][0..W) (points i0 + t, equation k) to the point-major
-// jac: consecutive lanes store consecutive 16-byte words of consecutive rows (a row is
-// contiguous, rows of one equation are n·W apart), instead of 32 scattered stores.
-__device__ __forceinline__ void store_rows(double2 (*tile)[W], double2* __restrict__ jac,
-                                           long i0, int k, int p) {
-    const int wbase = threadIdx.x & ~31, lane = threadIdx.x & 31;
-    __syncwarp();
-    for (int e = lane; e < 32 * W; e += 32) {
-        const int t = e / W, j = e - t * W;
-        const long i = i0 + wbase + t;
-        if (i < p) jac[(i * NEQ + k) * W + j] = tile[wbase + t][j];
-    }
-}
-
 // Fused alternative to eval_exp + the per-equation ZGEMMs: thread (i, k) forms row k of
 // point i directly, jac[i][k][:] = Σ_{c ∈ block k} e_c · B_kᵀ[c][:], keeping the W
 // accumulators in registers (no e buffer in device memory).

@@ -15,6 +15,14 @@
 //   euler, newton, cond_out: the directions of the last iteration
 //   lifts cap × MT (or null): each slot's own lifts
 
+// Compile time: helpers called from several places (step begin and rejection, the regime
+// and log-switch tests, the two coordinate changes) are `__noinline__`, and the loops of
+// the coordinate changes (exp/sincos per coordinate one way, log/atan2 the other) are not
+// unrolled (`#pragma unroll 1`): inlined and unrolled NN times at every call site they
+// made this the slowest unit to compile (2.1–3.0 s of NVRTC on an H200; units compile in
+// parallel, docs/cuda.md, so the slowest unit is the set-up time). The other loops stay unrolled: they move state through
+// global memory, and unrolled their loads are in flight together (with every loop rolled,
+// tracking took 1.5× as long).
 #define RT_TAU 0
 #define RT_H 1
 #define RT_HTRY 2
@@ -99,11 +107,11 @@ __device__ __forceinline__ void rt_normalize(double2* v) {
 }
 
 // y = e^{z − max Re z}, normalized.
-__device__ void rt_log_to_projective(double2* z) {
+__device__ __noinline__ void rt_log_to_projective(double2* z) {
     double hi = -1.0 / 0.0;
 #pragma unroll
     for (int j = 0; j < NN; ++j) hi = fmax(hi, z[j].x);
-#pragma unroll
+#pragma unroll 1
     for (int j = 0; j < NN; ++j) {
         double m = exp(z[j].x - hi), sn, cs;
         sincos(z[j].y, &sn, &cs);
@@ -114,7 +122,7 @@ __device__ void rt_log_to_projective(double2* z) {
 
 // The projective point spreads over more than `spread` (in ln), no coordinate zero
 // (path::wants_log).
-__device__ bool rt_wants_log(const double2* y, double spread) {
+__device__ __noinline__ bool rt_wants_log(const double2* y, double spread) {
     double lo = 1.0 / 0.0, hi = 0.0;
 #pragma unroll
     for (int j = 0; j < NN; ++j) {
@@ -128,7 +136,7 @@ __device__ bool rt_wants_log(const double2* y, double spread) {
 // path::regime (no Cauchy loops here): 0 loose (before the endgame zone, coordinates not
 // spread), 1 endgame zone, 2 near toric infinity (projective, a coordinate below
 // loose_min_ratio of the largest).
-__device__ int rt_regime(const double2* y, bool lg, double tau, const RtOpts& o) {
+__device__ __noinline__ int rt_regime(const double2* y, bool lg, double tau, const RtOpts& o) {
     if (tau > o.endgame_tau) return 1;
     if (lg) return 0;
     double lo = 1.0 / 0.0, hi = 0.0;
@@ -142,10 +150,10 @@ __device__ int rt_regime(const double2* y, bool lg, double tau, const RtOpts& o)
 }
 
 // z_j = log(y_j / y_n), so z_n = 0 (path::projective_to_log).
-__device__ void rt_projective_to_log(double2* y) {
+__device__ __noinline__ void rt_projective_to_log(double2* y) {
     const double2 yn = y[NN - 1];
     const double ln_n = 0.5 * log(cnorm2(yn)), arg_n = atan2(yn.y, yn.x);
-#pragma unroll
+#pragma unroll 1
     for (int j = 0; j < NN - 1; ++j) {
         y[j] = cmk(0.5 * log(cnorm2(y[j])) - ln_n, atan2(y[j].y, y[j].x) - arg_n);
     }
@@ -157,7 +165,7 @@ __device__ __forceinline__ double rt_target(const RtOpts& o, double tau) {
 }
 
 // Begins a step attempt from (y, τ) with k1 known: the stage-2 point.
-__device__ void rt_begin_step(const RtState& S, const RtOpts& o, long i) {
+__device__ __noinline__ void rt_begin_step(const RtState& S, const RtOpts& o, long i) {
     const long cap = S.cap;
     const double tau = S.sc[RT_TAU * cap + i];
     const double htry = fmin(S.sc[RT_H * cap + i], rt_target(o, tau) - tau);
@@ -176,7 +184,7 @@ __device__ __forceinline__ void rt_stop(const RtState& S, long i, int reason) {
     S.status[i] = S.entered[i] ? RT_HANDOFF : (unsigned char)(RT_FAILED + reason);
 }
 
-__device__ void rt_reject(const RtState& S, const RtOpts& o, long i, int reason) {
+__device__ __noinline__ void rt_reject(const RtState& S, const RtOpts& o, long i, int reason) {
     const long cap = S.cap;
     const unsigned rej = ++S.ct[RT_REJ * cap + i];
     const double h = 0.5 * S.sc[RT_HTRY * cap + i];

@@ -321,6 +321,7 @@ pub fn solve(
         seconds: clock.elapsed().as_secs_f64(),
         phases,
         backend: backend.name(),
+        kernels: backend.setup_note(),
         start: opts.start.name().into(),
         seed: opts.seed,
         root_counts,

@@ -27,6 +27,11 @@ pub trait Backend: Send {
     fn name(&self) -> String;
     /// Loads the homotopy every later call refers to.
     fn set_homotopy(&mut self, h: &Homotopy) -> Result<()>;
+    /// One line on how the loaded homotopy's device code was obtained (the CUDA backend:
+    /// NVRTC seconds, units, cache hits), for the summary; `None` for the CPU.
+    fn setup_note(&self) -> Option<String> {
+        None
+    }
     /// Extended Jacobians `[D_y H, D_τ H, H]`, `p × n × (N+2)`, each equation scaled by a
     /// positive factor (see [`crate::eval`]).
     fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()>;

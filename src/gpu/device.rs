@@ -205,20 +205,6 @@ impl Device {
             .synchronize()
             .map_err(|e| cuda_err("cuStreamSynchronize", e))
     }
-
-    /// Compute-capability target for NVRTC (`None`: let NVRTC choose its default).
-    pub fn nvrtc_arch(&self) -> Option<&'static str> {
-        Some(match self.cc {
-            (10, 0) => "compute_100",
-            (10, _) => "compute_100",
-            (9, 0) => "compute_90",
-            (8, 9) => "compute_89",
-            (8, 6) => "compute_86",
-            (8, 0) => "compute_80",
-            (7, 5) => "compute_75",
-            _ => return None,
-        })
-    }
 }
 
 /// A raw device allocation, freed on drop.

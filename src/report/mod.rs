@@ -51,6 +51,10 @@ pub struct Summary {
     /// pass with its refinement, the recovery rounds.
     pub phases: Phases,
     pub backend: String,
+    /// How the GPU kernels were obtained ([`crate::backend::Backend::setup_note`]); absent
+    /// on the CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernels: Option<String>,
     pub start: String,
     pub seed: u64,
     pub root_counts: Map<String, Value>,
@@ -63,8 +67,8 @@ pub struct Summary {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Phases {
     pub start_system: f64,
-    /// Loading the homotopy into the backend (on the GPU: compiling its kernels with NVRTC;
-    /// the driver's JIT cache makes a second run of the same system shape faster).
+    /// Loading the homotopy into the backend (on the GPU: compiling its kernels with NVRTC,
+    /// or reading them from the kernel cache, [`crate::gpu::jit`]).
     pub backend_setup: f64,
     pub tracking: f64,
     pub recovery: f64,
@@ -572,6 +576,9 @@ pub fn summary_table(s: &Summary) -> String {
         );
     }
     row(&mut t, "backend", s.backend.clone());
+    if let Some(k) = &s.kernels {
+        row(&mut t, "  kernels", k.clone());
+    }
     row(&mut t, "seed", s.seed.to_string());
     row(&mut t, "seconds", format!("{:.3}", s.seconds));
     let ph = &s.phases;

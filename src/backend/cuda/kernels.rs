@@ -5,7 +5,7 @@
 //! over coordinates is then unrolled and register arrays are indexed by constants only.
 
 use crate::error::{Error, Result};
-use crate::gpu::Device;
+use crate::gpu::{compile_units, Compiled, Device, Unit};
 use cudarc::driver::CudaFunction;
 use std::fmt::Write;
 
@@ -55,8 +55,9 @@ pub fn segment(nn: usize) -> Option<usize> {
     [8usize, 16, 32].into_iter().find(|&s| s >= nn)
 }
 
-/// The full CUDA source for sizes `n`, `m` and equation blocks starting at `bstart`.
-pub fn source(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
+/// The `#define`s and constants every unit starts with: sizes `n`, `m` and the equation
+/// blocks starting at `bstart`.
+pub fn header(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
     let nn = n + 1;
     let seg = segment(nn).ok_or_else(|| {
         Error::Usage(format!(
@@ -74,14 +75,37 @@ pub fn source(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
         bstart.len(),
         list.join(", ")
     );
-    for part in [COMMON, EVAL, DIRECTIONS, STEP, TRACK] {
-        s.push_str(part);
-        s.push('\n');
-    }
-    s.push_str(QR);
+    s.push_str(COMMON);
     s.push('\n');
     Ok(s)
 }
+
+/// The fixed kernels as independent compilation units (file name, source parts after the
+/// header, kernels), compiled in parallel by [`build`].
+const UNITS: [(&str, &[&str], &[&str]); 4] = [
+    (
+        "eval.cu",
+        &[EVAL],
+        &[
+            "log_points",
+            "eval_exp",
+            "tau_column",
+            "eval_fused",
+            "scale_ext",
+        ],
+    ),
+    (
+        "directions.cu",
+        &[DIRECTIONS, STEP],
+        &["gj_directions", "euler_predict", "newton_correct"],
+    ),
+    (
+        "track.cu",
+        &[TRACK],
+        &["rt_advance", "rt_load", "rt_gather", "rt_move"],
+    ),
+    ("qr.cu", &[QR], &["qr_build", "qr_directions"]),
+];
 
 /// Largest number of terms for which [`eval_gen_source`] is generated (code size and
 /// NVRTC time grow with the number of terms).
@@ -222,6 +246,20 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout, own_lifts: bool) -> Str
     s
 }
 
+/// The units of the fixed kernels ([`UNITS`]) for sizes `n`, `m` and equation blocks
+/// `bstart` (see [`header`]).
+pub fn fixed_units(n: usize, m: usize, bstart: &[usize]) -> Result<Vec<Unit<'static>>> {
+    let head = header(n, m, bstart)?;
+    Ok(UNITS
+        .iter()
+        .map(|(name, parts, functions)| Unit {
+            name,
+            source: parts.iter().fold(head.clone(), |s, p| s + p + "\n"),
+            functions,
+        })
+        .collect())
+}
+
 /// Compiles and loads the kernels for the loaded homotopy on `dev`.
 /// `with_gen`: also generate and compile `eval_gen` (costs NVRTC time that grows with the
 /// number of terms).
@@ -230,38 +268,29 @@ pub fn build(
     layout: &crate::eval::EvalLayout,
     bstart: &[usize],
     with_gen: bool,
-) -> Result<Kernels> {
+) -> Result<(Kernels, Compiled)> {
     let (n, m) = (layout.n, layout.m);
-    let mut src = source(n, m, bstart)?;
+    let head = header(n, m, bstart)?;
     let generated = with_gen && m <= MAX_GEN_TERMS;
+    let mut units = fixed_units(n, m, bstart)?;
     if generated {
-        src.push_str(&eval_gen_source(layout, false));
-        src.push_str(&eval_gen_source(layout, true));
+        units.push(Unit {
+            name: "eval_gen.cu",
+            source: head.clone() + &eval_gen_source(layout, false),
+            functions: &["eval_gen"],
+        });
+        units.push(Unit {
+            name: "eval_gen_lift.cu",
+            source: head + &eval_gen_source(layout, true),
+            functions: &["eval_gen_lift"],
+        });
     }
-    let seg = segment(n + 1).unwrap_or(32);
-    let mut names = vec![
-        "log_points",
-        "eval_exp",
-        "tau_column",
-        "eval_fused",
-        "scale_ext",
-        "gj_directions",
-        "euler_predict",
-        "newton_correct",
-        "rt_advance",
-        "rt_load",
-        "rt_gather",
-        "rt_move",
-    ];
-    if generated {
-        names.push("eval_gen");
-        names.push("eval_gen_lift");
-    }
-    names.push("qr_build");
-    names.push("qr_directions");
-    let mut f = crate::gpu::compile(dev, &src, "pathtrack.cu", &names)?.into_iter();
+    let mut compiled = compile_units(dev, &units)?;
+    let mut f = std::mem::take(&mut compiled.functions)
+        .into_iter()
+        .flatten();
     let mut next = || f.next().expect("one function per name");
-    Ok(Kernels {
+    let k = Kernels {
         log_points: next(),
         eval_exp: next(),
         tau_column: next(),
@@ -274,12 +303,13 @@ pub fn build(
         rt_load: next(),
         rt_gather: next(),
         rt_move: next(),
-        eval_gen: if generated { Some(next()) } else { None },
-        eval_gen_lift: if generated { Some(next()) } else { None },
         qr_build: next(),
         qr_directions: next(),
-        seg,
-    })
+        eval_gen: if generated { Some(next()) } else { None },
+        eval_gen_lift: if generated { Some(next()) } else { None },
+        seg: segment(n + 1).unwrap_or(32),
+    };
+    Ok((k, compiled))
 }
 
 #[cfg(test)]
@@ -287,17 +317,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn source_carries_the_sizes() {
-        let s = source(3, 7, &[0, 2, 5, 7]).unwrap();
+    fn header_carries_the_sizes_and_units_their_kernels() {
+        let s = header(3, 7, &[0, 2, 5, 7]).unwrap();
         assert!(s.contains(
             "#define NEQ 3\n#define NN 4\n#define NZ 5\n#define W 6\n#define MT 7\n#define SEG 8"
         ));
         assert!(s.contains("BSTART[4] = {0, 2, 5, 7}"));
-        assert!(s.contains("gj_directions") && s.contains("eval_exp"));
-        assert!(s.contains("qr_build(") && s.contains("qr_directions("));
+        assert!(s.contains("store_rows("));
+        // every kernel a unit names is defined (extern "C") in that unit's parts
+        for (name, parts, functions) in UNITS {
+            let src: String = parts.concat();
+            for f in functions {
+                let at = src
+                    .find(&format!("{f}("))
+                    .unwrap_or_else(|| panic!("{name}: {f}"));
+                assert!(src[..at].rfind("extern \"C\"").is_some(), "{name}: {f}");
+            }
+        }
         assert_eq!(segment(9), Some(16));
         assert_eq!(segment(33), None);
-        assert!(matches!(source(40, 10, &[0]), Err(Error::Usage(_))));
+        assert!(matches!(header(40, 10, &[0]), Err(Error::Usage(_))));
     }
 
     #[test]

@@ -96,8 +96,9 @@ struct Loaded {
     max_points: usize,
     /// Whether [`Buffers`] carry the QR workspace ([`SolveMethod::Qr`]).
     qr: bool,
-    /// Seconds spent generating, compiling (NVRTC) and loading the kernels.
-    compile_s: f64,
+    /// How the kernels were compiled (or taken from the cache) and loaded, in one line
+    /// ([`crate::gpu::Compiled::summary`]).
+    compile: String,
 }
 
 impl Loaded {
@@ -285,7 +286,7 @@ impl CudaBackend {
                 add("qr_directions", &l.k.qr_directions);
             }
         }
-        v.push(format!("NVRTC + load {:.2} s", l.compile_s));
+        v.push(l.compile.clone());
         v.join("; ")
     }
 
@@ -623,6 +624,10 @@ impl Backend for CudaBackend {
         "cuda".into()
     }
 
+    fn setup_note(&self) -> Option<String> {
+        self.loaded.as_ref().map(|l| l.compile.clone())
+    }
+
     fn set_homotopy(&mut self, h: &Homotopy) -> Result<()> {
         self.slots = None;
         self.bufs = None;
@@ -636,8 +641,7 @@ impl Backend for CudaBackend {
         }
         let mut bstart: Vec<usize> = layout.blocks.iter().map(|b| b.start).collect();
         bstart.push(m);
-        let clock = std::time::Instant::now();
-        let k = device::guarded("compiling the CUDA kernels", || {
+        let (k, compiled) = device::guarded("compiling the CUDA kernels", || {
             kernels::build(
                 &self.dev,
                 &layout,
@@ -645,7 +649,7 @@ impl Backend for CudaBackend {
                 self.eval_method == EvalMethod::Generated,
             )
         })?;
-        let compile_s = clock.elapsed().as_secs_f64();
+        let compile = compiled.summary();
         let nz = nn + 1;
         // Â term-major: column c of the row-major (N+1) × M matrix.
         let mut ahat = vec![0.0f64; m * nz];
@@ -674,7 +678,7 @@ impl Backend for CudaBackend {
             bt: d_bt,
             max_points: 1,
             qr: self.solve_method == SolveMethod::Qr,
-            compile_s,
+            compile,
             layout,
         };
         let (free, _) = self.dev.mem_info()?;
