@@ -15,6 +15,16 @@ use rand::{Rng, SeedableRng};
 mod common_random;
 use common_random::{random_homotopy, rc};
 
+/// The tests of this file take turns on the GPU. Run concurrently (two or more
+/// `CudaBackend`s of one process working at once) they failed on the H200 in session 14 —
+/// wrong counts, an illegal address, a hang — while every one passed run alone
+/// (`--test-threads=1`); the cause is not found yet (issue #4's note). Until it is, the
+/// lock keeps these tests about the mathematics, one backend at a time.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    GPU.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn gpu() -> Option<CudaBackend> {
     match CudaBackend::new(0) {
         Ok(b) => {
@@ -53,6 +63,7 @@ fn new_fails_cleanly_for_a_missing_device() {
 
 #[test]
 fn extended_jacobians_match_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(2).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
@@ -111,6 +122,7 @@ fn small_rounds_and_ill_conditioned_points_come_from_the_host() {
     use pathtrack::backend::cuda::HOST_ROUND;
     // A low threshold, so that random points (mostly well conditioned) are re-solved too.
     const RESOLVE: f64 = 30.0;
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(2).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(71);
@@ -194,6 +206,7 @@ fn small_rounds_and_ill_conditioned_points_come_from_the_host() {
 
 #[test]
 fn directions_match_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(2).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
@@ -360,6 +373,7 @@ fn report_differences(name: &str, a: &[Endpoint], b: &[Endpoint]) {
 /// backends round differently: QR vs Gauss–Jordan); status differences are printed.
 #[test]
 fn total_degree_solves_match_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(0).unwrap();
     for (name, nonsingular) in [
@@ -402,6 +416,7 @@ fn total_degree_solves_match_the_cpu_backend() {
 
 #[test]
 fn every_evaluation_route_solves_katsura7() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let sys = shipped("katsura7");
     g.set_eval_method(EvalMethod::Cublas);
@@ -421,6 +436,7 @@ fn every_evaluation_route_solves_katsura7() {
 /// as on the CPU.
 #[test]
 fn cauchy_endgame_on_the_gpu_finds_the_multiplicity_11_origin() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let sys = system::parse_str(
         "variables: [x, y, z]\nequations:\n  - \"x^3 - y*z\"\n  - \"y^3 - x*z\"\n  - \"z^3 - x*y\"\n",
@@ -449,6 +465,7 @@ fn cauchy_endgame_on_the_gpu_finds_the_multiplicity_11_origin() {
 #[test]
 #[ignore]
 fn issue_list_total_degree_solves_match_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(0).unwrap();
     for (name, nonsingular) in [
@@ -537,6 +554,7 @@ fn row_error(got: &[C64], want: &[C64], w: usize, tol: f64, what: &str) -> f64 {
 /// per-point one).
 #[test]
 fn polyhedral_points_match_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(2).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(47);
@@ -728,6 +746,7 @@ fn distinct_verified(v: &[Endpoint]) -> u64 {
 /// 1: 127, seed 2: 122; see tests/solve_polyhedral.rs).
 #[test]
 fn polyhedral_solves_match_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(0).unwrap();
     for (name, seed, nonsingular) in [
@@ -792,6 +811,7 @@ impl pathtrack::solver::Observer for Split {
 #[test]
 #[ignore]
 fn polyhedral_solve_times() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(0).unwrap();
     eprintln!("system     backend  paths  nonsingular  start_s  track_s  total_s");
@@ -835,6 +855,7 @@ fn polyhedral_solve_times() {
 /// verified solutions, the same ones (within max(1e-8, 1e-13·κ)), and no failed path.
 #[test]
 fn resident_tracking_matches_round_tracking_and_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(0).unwrap();
     for (name, nonsingular) in [
@@ -915,6 +936,7 @@ fn directions_of(
 #[test]
 #[ignore]
 fn qr_directions_match_the_cpu_backend() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let mut cpu = CpuBackend::new(2).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(59);
@@ -1046,6 +1068,7 @@ fn qr_directions_match_the_cpu_backend() {
 /// failed path.
 #[test]
 fn qr_route_solves_katsura7_and_polyhedral_starts() {
+    let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
     let sys = shipped("katsura7");
     g.set_solve_method(SolveMethod::GaussJordan);

@@ -6,7 +6,7 @@
 //! - **CUBIN, not PTX.** NVRTC is asked for the device's real architecture (`sm_XY`), so it
 //!   runs the assembler itself and `cuModuleLoadData` has nothing left to JIT. PTX (a
 //!   `compute_XY` target, JIT-compiled by the driver at load) only for an architecture this
-//!   module does not list.
+//!   module does not list, or when `PATHTRACK_JIT_PTX` is set (a diagnostic switch).
 //! - **Units in parallel.** A caller splits its kernels into independent [`Unit`]s; each
 //!   is compiled on its own thread (NVRTC compiles distinct programs concurrently), and the
 //!   modules are loaded afterwards on the caller's thread, which holds the context.
@@ -94,7 +94,7 @@ fn target(cc: (i32, i32)) -> Option<(String, bool)> {
         (12, 0),
         (12, 1),
     ];
-    if REAL.contains(&cc) {
+    if REAL.contains(&cc) && std::env::var_os("PATHTRACK_JIT_PTX").is_none() {
         return Some((format!("sm_{}{}", cc.0, cc.1), true));
     }
     let virt = match cc {
