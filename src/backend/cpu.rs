@@ -46,8 +46,19 @@ pub const DD_STEP_NOISE: f64 = 1e-13;
 /// among `pts`') by its double-double value; false (and `ext` unchanged) where
 /// double-double does not apply (log coordinates, negative exponents, out of range).
 pub fn accurate_residual(layout: &EvalLayout, pts: &Points<'_>, i: usize, ext: &mut [C64]) -> bool {
+    let el = layout.ext_len();
+    accurate_residual_of(layout, pts, i, &mut ext[i * el..(i + 1) * el])
+}
+
+/// [`accurate_residual`] with `ext_i` point `i`'s own extended Jacobian (`n × (N+2)`).
+fn accurate_residual_of(
+    layout: &EvalLayout,
+    pts: &Points<'_>,
+    i: usize,
+    ext_i: &mut [C64],
+) -> bool {
     let (nh, m) = (layout.nh, layout.m);
-    let (w, el) = (nh + 2, layout.ext_len());
+    let w = nh + 2;
     if pts.is_log(i) {
         return false;
     }
@@ -55,7 +66,7 @@ pub fn accurate_residual(layout: &EvalLayout, pts: &Points<'_>, i: usize, ext: &
     let lifts = pts.lifts.map(|l| &l[i * m..(i + 1) * m]);
     crate::eval::dd::scaled_values_with(layout, y, pts.taus[i], lifts, |h| {
         for (k, v) in h.iter().enumerate() {
-            ext[i * el + k * w + nh + 1] = *v;
+            ext_i[k * w + nh + 1] = *v;
         }
     })
     .is_some()
@@ -66,14 +77,14 @@ pub fn accurate_residual(layout: &EvalLayout, pts: &Points<'_>, i: usize, ext: &
 fn residual_step_noise(
     layout: &EvalLayout,
     i: usize,
-    ext: &[C64],
+    ext_i: &[C64],
     scratch: &eval_cpu::Scratch,
     cond: f64,
 ) -> f64 {
-    let (nh, w, el) = (layout.nh, layout.nh + 2, layout.ext_len());
+    let (nh, w) = (layout.nh, layout.nh + 2);
     let worst = (0..layout.n)
         .map(|k| {
-            let row = &ext[i * el + k * w..i * el + k * w + nh];
+            let row = &ext_i[k * w..k * w + nh];
             let scale = row.iter().fold(0.0f64, |a, z| a.max(z.norm_sqr()));
             f64::EPSILON * scratch.term_magnitude(layout, i, k) / scale.sqrt()
         })
@@ -85,9 +96,11 @@ fn residual_step_noise(
 pub const CHUNK: usize = 32;
 
 /// The directions computed on the host: chunks of [`CHUNK`] points on an explicit rayon
-/// pool, and a round of a single chunk on the calling thread (the tail of a run, when a few
-/// hard paths are left, where a round through the pool costs more in thread wake-ups than
-/// the chunk's work). The CPU backend is this; the CUDA backend uses it for rounds too small
+/// pool (a round of a single chunk evaluated on the calling thread). Chunk boundaries never
+/// depend on the thread count: a point's directions depend on the chunk it is evaluated in
+/// (the evaluation's GEMM), and the same seed must give the same bits for every
+/// `--threads`. In the tail of a run, with fewer chunks than threads, the points' solves
+/// and double-double residuals (most of the work near t = 1) go to the pool one point each. The CPU backend is this; the CUDA backend uses it for rounds too small
 /// for the device and for ill-conditioned points near t = 1.
 pub struct HostDirections {
     pool: rayon::ThreadPool,
@@ -113,25 +126,35 @@ impl HostDirections {
     }
 
     /// Euler and Newton directions and condition estimates of every point of `pts`.
+    /// Rounds with fewer chunks than threads also spread their chunks' points over the
+    /// pool (see [`directions_chunk`]; [`POINTS_IN_PARALLEL`]).
     pub fn run(&mut self, layout: &EvalLayout, pts: &Points<'_>, out: DirectionsOut<'_>) {
         let nh = layout.nh;
+        let chunks = pts.len().div_ceil(CHUNK);
+        let spread = chunks < self.threads() && pts.len() >= POINTS_IN_PARALLEL;
         if pts.len() <= CHUNK {
             let s = &mut self.scratch;
-            directions_chunk(layout, pts, 0, s, out.euler, out.newton, out.cond);
+            let pool = spread.then_some(&self.pool);
+            directions_chunk(layout, pts, 0, s, out.euler, out.newton, out.cond, pool);
             return;
         }
-        self.pool.install(|| {
+        let pool = &self.pool;
+        pool.install(|| {
             out.euler
                 .par_chunks_mut(CHUNK * nh)
                 .zip(out.newton.par_chunks_mut(CHUNK * nh))
                 .zip(out.cond.par_chunks_mut(CHUNK))
                 .enumerate()
                 .for_each_init(ChunkScratch::default, |s, (c, ((eu, ne), co))| {
-                    directions_chunk(layout, pts, c, s, eu, ne, co)
+                    directions_chunk(layout, pts, c, s, eu, ne, co, spread.then_some(pool))
                 });
         });
     }
 }
+
+/// Rounds of at least this many points spread them over the threads when they have fewer
+/// chunks than threads (below it a round's points cost less than waking the pool).
+pub const POINTS_IN_PARALLEL: usize = 4;
 
 pub struct CpuBackend {
     host: HostDirections,
@@ -200,13 +223,16 @@ impl Backend for CpuBackend {
 pub struct ChunkScratch {
     eval: eval_cpu::Scratch,
     ext: Vec<C64>,
-    a: Vec<C64>,
-    piv: Vec<usize>,
-    b: Vec<C64>,
+    point: PointScratch,
 }
 
 /// Directions of chunk `c` (points `c·CHUNK ..`) of `pts` into `eu`, `ne`, `co` (the chunk's
-/// slices of the outputs).
+/// slices of the outputs): the chunk's extended Jacobians in one evaluation, then each
+/// point's solve (and double-double residual where it needs one) — on `pool` in parallel
+/// when one is given (rounds with fewer chunks than threads: the tail of a run, where a
+/// few hard paths are left), in order otherwise. A point's result is the same either way
+/// (its solve reads only its own rows).
+#[allow(clippy::too_many_arguments)]
 fn directions_chunk(
     layout: &EvalLayout,
     pts: &Points<'_>,
@@ -215,27 +241,79 @@ fn directions_chunk(
     eu: &mut [C64],
     ne: &mut [C64],
     co: &mut [f64],
+    pool: Option<&rayon::ThreadPool>,
 ) {
-    let (n, nh, m, el) = (layout.n, layout.nh, layout.m, layout.ext_len());
+    let (nh, m, el) = (layout.nh, layout.m, layout.ext_len());
     let start = c * CHUNK;
     let q = CHUNK.min(pts.len() - start);
     let chunk = pts.slice(start, q, nh, m);
     s.ext.clear();
     s.ext.resize(q * el, C64::new(0.0, 0.0));
-    s.a.resize(nh * nh, C64::new(0.0, 0.0));
-    s.piv.resize(nh, 0);
-    s.b.resize(nh * 2, C64::new(0.0, 0.0));
     eval_cpu::extended_jacobians(layout, &chunk, &mut s.ext, &mut s.eval);
-    for i in 0..q {
-        let (y, log) = (&chunk.ys[i * nh..(i + 1) * nh], chunk.is_log(i));
-        let (eu, ne) = (&mut eu[i * nh..(i + 1) * nh], &mut ne[i * nh..(i + 1) * nh]);
-        let ext_i = i * el..(i + 1) * el;
-        let ext = &s.ext[ext_i.clone()];
-        co[i] = solve_directions_lu(n, ext, y, log, &mut s.a, &mut s.piv, &mut s.b, eu, ne);
-        let noisy = || !(residual_step_noise(layout, i, &s.ext, &s.eval, co[i]) <= DD_STEP_NOISE);
-        if wants_dd(&chunk, i, noisy) && accurate_residual(layout, &chunk, i, &mut s.ext) {
-            let ext = &s.ext[ext_i];
-            resolve_directions_lu(n, ext, log, &s.a, &s.piv, &mut s.b, eu, ne);
+    let (eval, ext) = (&s.eval, &mut s.ext);
+    let point = |p: &mut PointScratch, (i, (((ext_i, eu), ne), co)): PointOut<'_>| {
+        *co = point_directions(layout, &chunk, i, ext_i, eval, p, eu, ne);
+    };
+    match pool {
+        Some(pool) if q > 1 => pool.install(|| {
+            ext.par_chunks_mut(el)
+                .zip(eu.par_chunks_mut(nh))
+                .zip(ne.par_chunks_mut(nh))
+                .zip(co.par_iter_mut())
+                .enumerate()
+                .for_each_init(PointScratch::default, point)
+        }),
+        _ => {
+            let mut p = std::mem::take(&mut s.point);
+            ext.chunks_mut(el)
+                .zip(eu.chunks_mut(nh))
+                .zip(ne.chunks_mut(nh))
+                .zip(co.iter_mut())
+                .enumerate()
+                .for_each(|x| point(&mut p, x));
+            s.point = p;
         }
     }
+}
+
+/// One point's share of a chunk, as the zipped iterators of [`directions_chunk`] give it:
+/// (index, (((extended Jacobian, Euler), Newton), condition)).
+type PointOut<'a> = (
+    usize,
+    (((&'a mut [C64], &'a mut [C64]), &'a mut [C64]), &'a mut f64),
+);
+
+/// Buffers of one point's direction solve.
+#[derive(Default)]
+pub struct PointScratch {
+    a: Vec<C64>,
+    piv: Vec<usize>,
+    b: Vec<C64>,
+}
+
+/// Point `i` of `chunk` (its extended Jacobian `ext_i`, from the evaluation that left
+/// `eval`): Euler and Newton directions by LU into `eu`, `ne`, re-solved with a
+/// double-double residual where [`wants_dd`] asks for one; returns the condition estimate.
+#[allow(clippy::too_many_arguments)]
+fn point_directions(
+    layout: &EvalLayout,
+    chunk: &Points<'_>,
+    i: usize,
+    ext_i: &mut [C64],
+    eval: &eval_cpu::Scratch,
+    p: &mut PointScratch,
+    eu: &mut [C64],
+    ne: &mut [C64],
+) -> f64 {
+    let (n, nh) = (layout.n, layout.nh);
+    p.a.resize(nh * nh, C64::new(0.0, 0.0));
+    p.piv.resize(nh, 0);
+    p.b.resize(nh * 2, C64::new(0.0, 0.0));
+    let (y, log) = (&chunk.ys[i * nh..(i + 1) * nh], chunk.is_log(i));
+    let co = solve_directions_lu(n, ext_i, y, log, &mut p.a, &mut p.piv, &mut p.b, eu, ne);
+    let noisy = || !(residual_step_noise(layout, i, ext_i, eval, co) <= DD_STEP_NOISE);
+    if wants_dd(chunk, i, noisy) && accurate_residual_of(layout, chunk, i, ext_i) {
+        resolve_directions_lu(n, ext_i, log, &p.a, &p.piv, &mut p.b, eu, ne);
+    }
+    co
 }
