@@ -139,6 +139,9 @@ pub(crate) struct Slots {
     active: Vec<usize>,
     /// `Some` when `PATHTRACK_RESIDENT_TRACE` is set.
     profile: Option<Profile>,
+    /// Addresses of the shared buffers (`Buffers`: euler, newton, cond, jac, z, e) that
+    /// `state` and `graph` were made with (see [`CudaBackend::refresh_slot_buffers`]).
+    bufs_at: [u64; 6],
 }
 
 /// An instantiated CUDA graph. cudarc's handle is not `Send` (raw pointers); a graph may be
@@ -190,6 +193,33 @@ fn record_len(nn: usize) -> usize {
 }
 
 impl CudaBackend {
+    /// The slots' kernels write and read the directions in the shared `Buffers`, whose
+    /// addresses `state` (and a captured graph) hold since `begin`. A round-by-round call
+    /// in between may have replaced those buffers (`ensure`): make them hold `cap` points
+    /// again, point `state` at them and drop a graph captured with the old addresses.
+    fn refresh_slot_buffers(&mut self, cap: usize) -> Result<()> {
+        if self.ensure(cap, false)? < cap {
+            return Err(Error::Cuda(format!(
+                "device memory for the directions of {cap} resident slots is no longer available"
+            )));
+        }
+        let b = self
+            .bufs
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
+        let now = buffer_addresses(b);
+        let s = self
+            .slots
+            .as_mut()
+            .ok_or_else(|| Error::Internal("resident slots used before begin".into()))?;
+        if s.bufs_at != now {
+            (s.state.euler, s.state.newton, s.state.cond_out) = (now[0], now[1], now[2]);
+            s.graph = None;
+            s.bufs_at = now;
+        }
+        Ok(())
+    }
+
     /// Switches resident tracking on or off (on by default): with it, `track_all` keeps
     /// whole paths on the device; without it, every round goes through `directions`.
     pub fn set_resident(&mut self, on: bool) {
@@ -285,6 +315,7 @@ impl CudaBackend {
             graph_ok: true,
             active: Vec::new(),
             profile: std::env::var_os("PATHTRACK_RESIDENT_TRACE").map(|_| Profile::default()),
+            bufs_at: buffer_addresses(b),
         })
     }
 
@@ -541,6 +572,7 @@ impl ResidentTracker for CudaBackend {
         if hi == 0 {
             return Ok(());
         }
+        self.refresh_slot_buffers(cap)?;
         // The launch range, rounded up so that one captured graph serves many collections
         // (slots past `hi` are empty: rt_advance skips them).
         let p = hi.next_multiple_of(GRAPH_GRAIN).min(cap);
@@ -755,4 +787,16 @@ fn snapshot(w: &[C64], nn: usize) -> Snapshot {
             .map(|q| (stau[q], w[(2 + q) * nn..(3 + q) * nn].to_vec()))
             .collect(),
     }
+}
+
+/// The addresses of `Buffers` that resident iterations use (see `Slots::bufs_at`).
+fn buffer_addresses(b: &super::Buffers) -> [u64; 6] {
+    [
+        b.euler.ptr,
+        b.newton.ptr,
+        b.cond.ptr,
+        b.jac.ptr,
+        b.z.ptr,
+        b.e.ptr,
+    ]
 }
