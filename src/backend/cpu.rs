@@ -100,8 +100,9 @@ pub const CHUNK: usize = 32;
 /// depend on the thread count: a point's directions depend on the chunk it is evaluated in
 /// (the evaluation's GEMM), and the same seed must give the same bits for every
 /// `--threads`. In the tail of a run, with fewer chunks than threads, the points' solves
-/// and double-double residuals (most of the work near t = 1) go to the pool one point each. The CPU backend is this; the CUDA backend uses it for rounds too small
-/// for the device and for ill-conditioned points near t = 1.
+/// and double-double residuals (most of the work near t = 1) go to the pool one point
+/// each. The CPU backend is this; the CUDA backend uses it for rounds too small for the
+/// device, for ill-conditioned points near t = 1 and for the resident slots' host rounds.
 pub struct HostDirections {
     pool: rayon::ThreadPool,
     /// Buffers of rounds run on the calling thread.
