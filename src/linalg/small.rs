@@ -145,7 +145,7 @@ pub fn lu_factor(nn: usize, a: &mut [C64], piv: &mut [usize]) -> f64 {
         for col in tail.chunks_exact_mut(nn) {
             let u = col[k];
             for (c, x) in col[k + 1..].iter_mut().zip(l) {
-                *c -= x * u;
+                *c = sub_mul(*c, *x, u);
             }
         }
     }
@@ -167,26 +167,37 @@ pub fn lu_solve(nn: usize, lu: &[C64], piv: &[usize], b: &mut [C64], r: usize) {
             }
         }
     }
-    // L y = P b (unit lower), column by column.
+    // L y = P b (unit lower), column by column; every right-hand side in one pass.
     for k in 0..nn {
-        for j in 0..r {
-            let v = b[k * r + j];
-            for i in k + 1..nn {
-                b[i * r + j] -= lu[k * nn + i] * v;
+        let (head, tail) = b.split_at_mut((k + 1) * r);
+        let v = &head[k * r..];
+        for (row, &l) in tail.chunks_exact_mut(r).zip(&lu[k * nn + k + 1..(k + 1) * nn]) {
+            for (x, &vj) in row.iter_mut().zip(v) {
+                *x = sub_mul(*x, l, vj);
             }
         }
     }
     // U x = y.
     for k in (0..nn).rev() {
         let inv = lu[k * nn + k].inv();
-        for j in 0..r {
-            let v = b[k * r + j] * inv;
-            b[k * r + j] = v;
-            for i in 0..k {
-                b[i * r + j] -= lu[k * nn + i] * v;
+        let (head, tail) = b.split_at_mut(k * r);
+        let v = &mut tail[..r];
+        v.iter_mut().for_each(|x| *x *= inv);
+        for (row, &u) in head.chunks_exact_mut(r).zip(&lu[k * nn..k * nn + k]) {
+            for (x, &vj) in row.iter_mut().zip(v.iter()) {
+                *x = sub_mul(*x, u, vj);
             }
         }
     }
+}
+
+/// `c − x·u` with fused multiply-adds (two roundings per part instead of three).
+#[inline(always)]
+fn sub_mul(c: C64, x: C64, u: C64) -> C64 {
+    C64::new(
+        (-x.re).mul_add(u.re, x.im.mul_add(u.im, c.re)),
+        (-x.re).mul_add(u.im, (-x.im).mul_add(u.re, c.im)),
+    )
 }
 
 #[cfg(test)]
