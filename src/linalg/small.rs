@@ -171,7 +171,10 @@ pub fn lu_solve(nn: usize, lu: &[C64], piv: &[usize], b: &mut [C64], r: usize) {
     for k in 0..nn {
         let (head, tail) = b.split_at_mut((k + 1) * r);
         let v = &head[k * r..];
-        for (row, &l) in tail.chunks_exact_mut(r).zip(&lu[k * nn + k + 1..(k + 1) * nn]) {
+        for (row, &l) in tail
+            .chunks_exact_mut(r)
+            .zip(&lu[k * nn + k + 1..(k + 1) * nn])
+        {
             for (x, &vj) in row.iter_mut().zip(v) {
                 *x = sub_mul(*x, l, vj);
             }
