@@ -68,7 +68,10 @@ pub struct SolveArgs {
     #[arg(long)]
     pub batch: Option<usize>,
     /// Track only these paths (indices as in `-o` output, e.g. "215,828"): re-runs a few
-    /// paths of a seed for inspection; the same seed gives them the same start points.
+    /// paths of a seed for inspection; the same seed gives them the same start points. A
+    /// path may still run differently than in the full run: a point's directions depend in
+    /// the last bits on the points evaluated with it (chandra-13 seed 1, path 2890: alone it
+    /// reaches its κ = 1e14 solution, in the full run's recovery round it stalls).
     #[arg(long, value_delimiter = ',')]
     pub paths: Option<Vec<u64>>,
     /// Predictor error target before the endgame zone (`TrackerOptions::eta_target`,
