@@ -331,6 +331,27 @@ fn solve_pinned(
     .unwrap()
 }
 
+/// [`solve_pinned`], and the paths whose first endpoint was at infinity and a later one
+/// (after verification or re-tracking) nonsingular, with the condition of that first one.
+fn solve_verifying(
+    name: &str,
+    seed: u64,
+    pins: (f64, f64),
+) -> (pathtrack::report::Summary, Vec<(u64, f64)>) {
+    let mut first = std::collections::HashMap::new();
+    let mut verified = Vec::new();
+    let s = solve_pinned(name, seed, pins, |e| match first.get(&e.path) {
+        None => {
+            first.insert(e.path, (e.status, e.condition));
+        }
+        Some(&(Status::AtInfinity, k)) if e.status == Status::Nonsingular => {
+            verified.push((e.path, k))
+        }
+        Some(_) => {}
+    });
+    (s, verified)
+}
+
 /// chandra-12 (seed 5, CPU): path 1458, on its way to a solution of huge norm, is put at
 /// infinity by an estimate (a stable positive valuation of `y_n` at s ≤ 1e-8) at a point of
 /// condition 1.6e7. Such paths are re-tracked in the first recovery round, their last
@@ -340,15 +361,7 @@ fn solve_pinned(
 /// are pinned here (the endgame target 1e-5, not the default 1e-6). ~15 s on two cores.
 #[test]
 fn diverging_estimates_near_huge_solutions_are_verified() {
-    let mut first = std::collections::HashMap::new();
-    let mut verified = Vec::new();
-    let s = solve_pinned("chandra12", 5, (1e-4, 1e-5), |e| match first.get(&e.path) {
-        None => {
-            first.insert(e.path, e.status);
-        }
-        Some(Status::AtInfinity) if e.status == Status::Nonsingular => verified.push(e.path),
-        Some(_) => {}
-    });
+    let (s, verified) = solve_verifying("chandra12", 5, (1e-4, 1e-5));
     assert_eq!(
         (s.nonsingular, s.at_infinity, s.failed),
         (2048, 0, 0),
@@ -381,17 +394,7 @@ fn diverging_estimates_near_huge_solutions_are_verified() {
 /// problem. ~2 minutes on two cores.
 #[test]
 fn diverging_estimates_at_moderate_condition_are_verified() {
-    let mut first = std::collections::HashMap::new();
-    let mut verified = Vec::new();
-    let s = solve_pinned("chandra13", 1, (1e-4, 1e-6), |e| match first.get(&e.path) {
-        None => {
-            first.insert(e.path, (e.status, e.condition));
-        }
-        Some(&(Status::AtInfinity, k)) if e.status == Status::Nonsingular => {
-            verified.push((e.path, k))
-        }
-        Some(_) => {}
-    });
+    let (s, verified) = solve_verifying("chandra13", 1, (1e-4, 1e-6));
     assert!(
         verified.iter().any(|&(_, k)| (1e5..1e6).contains(&k)),
         "no path put at infinity at 1e5 ≤ κ < 1e6 was verified: {verified:?}"

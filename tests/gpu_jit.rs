@@ -147,7 +147,10 @@ fn tracker_unit_compile_times() {
         );
     }
     let bstart: Vec<usize> = (0..=10).map(|k| 12 * k).collect();
-    let units = pathtrack::backend::cuda::kernels::fixed_units(10, 120, &bstart).unwrap();
+    let units = {
+        use pathtrack::backend::cuda::kernels::{fixed_units, header};
+        fixed_units(&header(10, 120, &bstart).unwrap())
+    };
     let mut alone = 0.0;
     for u in &units {
         let one = [Unit {

@@ -246,18 +246,17 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout, own_lifts: bool) -> Str
     s
 }
 
-/// The units of the fixed kernels ([`UNITS`]) for sizes `n`, `m` and equation blocks
-/// `bstart` (see [`header`]).
-pub fn fixed_units(n: usize, m: usize, bstart: &[usize]) -> Result<Vec<Unit<'static>>> {
-    let head = header(n, m, bstart)?;
-    Ok(UNITS
+/// The units of the fixed kernels ([`UNITS`]), each source starting with `head` (see
+/// [`header`]).
+pub fn fixed_units(head: &str) -> Vec<Unit<'static>> {
+    UNITS
         .iter()
         .map(|(name, parts, functions)| Unit {
             name,
-            source: parts.iter().fold(head.clone(), |s, p| s + p + "\n"),
+            source: parts.iter().fold(head.to_string(), |s, p| s + p + "\n"),
             functions,
         })
-        .collect())
+        .collect()
 }
 
 /// Compiles and loads the kernels for the loaded homotopy on `dev`.
@@ -272,7 +271,7 @@ pub fn build(
     let (n, m) = (layout.n, layout.m);
     let head = header(n, m, bstart)?;
     let generated = with_gen && m <= MAX_GEN_TERMS;
-    let mut units = fixed_units(n, m, bstart)?;
+    let mut units = fixed_units(&head);
     if generated {
         units.push(Unit {
             name: "eval_gen.cu",
