@@ -131,27 +131,43 @@ impl HostDirections {
     /// pool (see [`directions_chunk`]; [`POINTS_IN_PARALLEL`]).
     pub fn run(&mut self, layout: &EvalLayout, pts: &Points<'_>, out: DirectionsOut<'_>) {
         let nh = layout.nh;
-        let chunks = pts.len().div_ceil(CHUNK);
+        let size = chunk_size(pts.len());
+        let chunks = pts.len().div_ceil(size);
         let spread = chunks < self.threads() && pts.len() >= POINTS_IN_PARALLEL;
-        if pts.len() <= CHUNK {
+        if chunks <= 1 {
             let s = &mut self.scratch;
             let pool = spread.then_some(&self.pool);
-            directions_chunk(layout, pts, 0, s, out.euler, out.newton, out.cond, pool);
+            directions_chunk(
+                layout, pts, 0, size, s, out.euler, out.newton, out.cond, pool,
+            );
             return;
         }
         let pool = &self.pool;
         pool.install(|| {
             out.euler
-                .par_chunks_mut(CHUNK * nh)
-                .zip(out.newton.par_chunks_mut(CHUNK * nh))
-                .zip(out.cond.par_chunks_mut(CHUNK))
+                .par_chunks_mut(size * nh)
+                .zip(out.newton.par_chunks_mut(size * nh))
+                .zip(out.cond.par_chunks_mut(size))
                 .enumerate()
                 .for_each_init(ChunkScratch::default, |s, (c, ((eu, ne), co))| {
-                    directions_chunk(layout, pts, c, s, eu, ne, co, spread.then_some(pool))
+                    let pool = spread.then_some(pool);
+                    directions_chunk(layout, pts, c, size, s, eu, ne, co, pool)
                 });
         });
     }
 }
+
+/// Points per chunk of a round of `p` points: [`CHUNK`], or for rounds under
+/// `16·CHUNK` points `⌈p/16⌉` (at least [`MIN_CHUNK`]), so that a small round still has
+/// evaluations for 16 threads: the GPU's host rounds (chandra-12: ~75 ill-conditioned
+/// paths per round) ran their evaluations on three threads. It depends on `p` alone, never
+/// on the thread count (a point's directions depend on its chunk, see [`CHUNK`]).
+pub fn chunk_size(p: usize) -> usize {
+    p.div_ceil(16).clamp(MIN_CHUNK, CHUNK)
+}
+
+/// The smallest chunk of [`chunk_size`].
+pub const MIN_CHUNK: usize = 8;
 
 /// Rounds of at least this many points spread them over the threads when they have fewer
 /// chunks than threads (below it a round's points cost less than waking the pool).
@@ -227,7 +243,7 @@ pub struct ChunkScratch {
     point: PointScratch,
 }
 
-/// Directions of chunk `c` (points `c·CHUNK ..`) of `pts` into `eu`, `ne`, `co` (the chunk's
+/// Directions of chunk `c` (points `c·size ..`) of `pts` into `eu`, `ne`, `co` (the chunk's
 /// slices of the outputs): the chunk's extended Jacobians in one evaluation, then each
 /// point's solve (and double-double residual where it needs one) — on `pool` in parallel
 /// when one is given (rounds with fewer chunks than threads: the tail of a run, where a
@@ -238,6 +254,7 @@ fn directions_chunk(
     layout: &EvalLayout,
     pts: &Points<'_>,
     c: usize,
+    size: usize,
     s: &mut ChunkScratch,
     eu: &mut [C64],
     ne: &mut [C64],
@@ -245,8 +262,8 @@ fn directions_chunk(
     pool: Option<&rayon::ThreadPool>,
 ) {
     let (nh, m, el) = (layout.nh, layout.m, layout.ext_len());
-    let start = c * CHUNK;
-    let q = CHUNK.min(pts.len() - start);
+    let start = c * size;
+    let q = size.min(pts.len() - start);
     let chunk = pts.slice(start, q, nh, m);
     s.ext.clear();
     s.ext.resize(q * el, C64::new(0.0, 0.0));
