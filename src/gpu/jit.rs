@@ -344,7 +344,11 @@ fn cache_write(file: &Path, key: &[u8], image: &[u8]) {
     data.extend_from_slice(key);
     data.extend_from_slice(&fnv1a(image).to_le_bytes());
     data.extend_from_slice(image);
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+    // A name of its own per write: two backends of one process may write the same image at
+    // once (a shared temporary file could be renamed while the other still writes it).
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nth = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = file.with_extension(format!("tmp{}-{nth}", std::process::id()));
     if std::fs::write(&tmp, &data).is_err() || std::fs::rename(&tmp, file).is_err() {
         let _ = std::fs::remove_file(&tmp);
         return;
