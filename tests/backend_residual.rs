@@ -4,7 +4,7 @@
 
 use num_complex::Complex64 as C64;
 use pathtrack::backend::cpu::{accurate_residual, CpuBackend};
-use pathtrack::backend::{solve_directions_lu, Backend, DirectionsOut};
+use pathtrack::backend::{solve_directions_lu, Backend, DirectionsOut, LuScratch};
 use pathtrack::eval::{EvalLayout, Points, Residual};
 use pathtrack::start::total_degree::TotalDegree;
 
@@ -53,9 +53,8 @@ fn reference_newton(
     let mut ext = vec![C64::default(); taus.len() * el];
     b.extended_jacobians(&pts, &mut ext).unwrap();
     let mut out = vec![C64::default(); ys.len()];
-    let (mut a, mut rhs) = (vec![C64::default(); nh * nh], vec![C64::default(); nh * 2]);
+    let mut scratch = LuScratch::default();
     let mut eu = vec![C64::default(); nh];
-    let mut piv = vec![0; nh];
     for i in 0..taus.len() {
         if dd {
             assert!(accurate_residual(layout, &pts, i, &mut ext), "point {i}");
@@ -67,9 +66,7 @@ fn reference_newton(
             &ext[i * el..(i + 1) * el],
             y,
             false,
-            &mut a,
-            &mut piv,
-            &mut rhs,
+            &mut scratch,
             &mut eu,
             ne,
         );

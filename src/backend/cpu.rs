@@ -3,7 +3,7 @@
 //! ([`crate::eval::cpu`]) and each point's directions come from one small LU.
 //! Results do not depend on the number of threads.
 
-use super::{resolve_directions_lu, solve_directions_lu, Backend, DirectionsOut};
+use super::{resolve_directions_lu, solve_directions_lu, Backend, DirectionsOut, LuScratch};
 use crate::error::{Error, Result};
 use crate::eval::{cpu as eval_cpu, EvalLayout, Points, Residual};
 use crate::homotopy::Homotopy;
@@ -240,7 +240,7 @@ impl Backend for CpuBackend {
 pub struct ChunkScratch {
     eval: eval_cpu::Scratch,
     ext: Vec<C64>,
-    point: PointScratch,
+    point: LuScratch,
 }
 
 /// Directions of chunk `c` (points `c·size ..`) of `pts` into `eu`, `ne`, `co` (the chunk's
@@ -269,7 +269,7 @@ fn directions_chunk(
     s.ext.resize(q * el, C64::new(0.0, 0.0));
     eval_cpu::extended_jacobians(layout, &chunk, &mut s.ext, &mut s.eval);
     let (eval, ext) = (&s.eval, &mut s.ext);
-    let point = |p: &mut PointScratch, (i, (((ext_i, eu), ne), co)): PointOut<'_>| {
+    let point = |p: &mut LuScratch, (i, (((ext_i, eu), ne), co)): PointOut<'_>| {
         *co = point_directions(layout, &chunk, i, ext_i, eval, p, eu, ne);
     };
     match pool {
@@ -279,7 +279,7 @@ fn directions_chunk(
                 .zip(ne.par_chunks_mut(nh))
                 .zip(co.par_iter_mut())
                 .enumerate()
-                .for_each_init(PointScratch::default, point)
+                .for_each_init(LuScratch::default, point)
         }),
         _ => {
             let mut p = std::mem::take(&mut s.point);
@@ -301,14 +301,6 @@ type PointOut<'a> = (
     (((&'a mut [C64], &'a mut [C64]), &'a mut [C64]), &'a mut f64),
 );
 
-/// Buffers of one point's direction solve.
-#[derive(Default)]
-pub struct PointScratch {
-    a: Vec<C64>,
-    piv: Vec<usize>,
-    b: Vec<C64>,
-}
-
 /// Point `i` of `chunk` (its extended Jacobian `ext_i`, from the evaluation that left
 /// `eval`): Euler and Newton directions by LU into `eu`, `ne`, re-solved with a
 /// double-double residual where [`wants_dd`] asks for one; returns the condition estimate.
@@ -319,19 +311,16 @@ fn point_directions(
     i: usize,
     ext_i: &mut [C64],
     eval: &eval_cpu::Scratch,
-    p: &mut PointScratch,
+    p: &mut LuScratch,
     eu: &mut [C64],
     ne: &mut [C64],
 ) -> f64 {
     let (n, nh) = (layout.n, layout.nh);
-    p.a.resize(nh * nh, C64::new(0.0, 0.0));
-    p.piv.resize(nh, 0);
-    p.b.resize(nh * 2, C64::new(0.0, 0.0));
     let (y, log) = (&chunk.ys[i * nh..(i + 1) * nh], chunk.is_log(i));
-    let co = solve_directions_lu(n, ext_i, y, log, &mut p.a, &mut p.piv, &mut p.b, eu, ne);
+    let co = solve_directions_lu(n, ext_i, y, log, p, eu, ne);
     let noisy = || !(residual_step_noise(layout, i, ext_i, eval, co) <= DD_STEP_NOISE);
     if wants_dd(chunk, i, noisy) && accurate_residual_of(layout, chunk, i, ext_i) {
-        resolve_directions_lu(n, ext_i, log, &p.a, &p.piv, &mut p.b, eu, ne);
+        resolve_directions_lu(n, ext_i, log, p, eu, ne);
     }
     co
 }

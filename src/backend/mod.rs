@@ -129,24 +129,35 @@ fn set_rhs_row(b: &mut [C64], k: usize, row: &[C64], s: f64) {
     b[k * 2 + 1] = -row[w - 1] * s;
 }
 
+/// Scratch of one point's LU direction solve: the direction system (`a` N×N column-major,
+/// `b` N×2 row-major) and, after [`solve_directions_lu`], its factors and pivots, which
+/// [`resolve_directions_lu`] reuses. Sized by the solve.
+#[derive(Clone, Debug, Default)]
+pub struct LuScratch {
+    a: Vec<C64>,
+    piv: Vec<usize>,
+    b: Vec<C64>,
+}
+
 /// The tracker's direction solve on the host: fills the direction system of one point from
-/// its extended Jacobian, factors it by LU with partial pivoting into `a` and `piv` (kept
-/// for [`resolve_directions_lu`]) and solves; returns the pivot-ratio condition estimate
-/// (as the GPU's Gauss–Jordan kernel). `a` (N×N) and `b` (N×2) are scratch.
-#[allow(clippy::too_many_arguments)]
+/// its extended Jacobian, factors it by LU with partial pivoting into `s` (kept for
+/// [`resolve_directions_lu`]) and solves; returns the pivot-ratio condition estimate
+/// (as the GPU's Gauss–Jordan kernel).
 pub fn solve_directions_lu(
     n: usize,
     ext: &[C64],
     y: &[C64],
     log: bool,
-    a: &mut [C64],
-    piv: &mut [usize],
-    b: &mut [C64],
+    s: &mut LuScratch,
     euler: &mut [C64],
     newton: &mut [C64],
 ) -> f64 {
     let nh = n + 1;
-    solve_directions_with(n, ext, y, log, a, b, euler, newton, |a, b| {
+    s.a.resize(nh * nh, C64::new(0.0, 0.0));
+    s.piv.resize(nh, 0);
+    s.b.resize(nh * 2, C64::new(0.0, 0.0));
+    let piv = &mut s.piv;
+    solve_directions_with(n, ext, y, log, &mut s.a, &mut s.b, euler, newton, |a, b| {
         let cond = crate::linalg::small::lu_factor(nh, a, piv);
         crate::linalg::small::lu_solve(nh, a, piv, b, 2);
         cond
@@ -154,22 +165,19 @@ pub fn solve_directions_lu(
 }
 
 /// [`solve_directions_lu`] again after only `ext`'s last column (`h`) changed: only the
-/// right-hand sides are filled again, and solved with the factors in `a`, `piv` (the row
-/// scaling depends on the Jacobian alone).
-#[allow(clippy::too_many_arguments)]
+/// right-hand sides are filled again, and solved with the factors in `s` (the row scaling
+/// depends on the Jacobian alone).
 pub fn resolve_directions_lu(
     n: usize,
     ext: &[C64],
     log: bool,
-    a: &[C64],
-    piv: &[usize],
-    b: &mut [C64],
+    s: &mut LuScratch,
     euler: &mut [C64],
     newton: &mut [C64],
 ) {
-    fill_direction_rhs(n, ext, log, b);
-    crate::linalg::small::lu_solve(n + 1, a, piv, b, 2);
-    split_directions(b, euler, newton);
+    fill_direction_rhs(n, ext, log, &mut s.b);
+    crate::linalg::small::lu_solve(n + 1, &s.a, &s.piv, &mut s.b, 2);
+    split_directions(&s.b, euler, newton);
 }
 
 /// The two solution columns of the direction system (`N × 2` row-major).
