@@ -8,9 +8,9 @@
 // State (structure of arrays, `cap` slots; complex = double2):
 //   y, yc, yeval, entry_y   cap × NN        k        4 × cap × NN (RK4 stages)
 //   taueval cap (τ + 0i)    logm, status, entered, nsamp  cap bytes
-//   sc  8 × cap doubles: τ, h, h_try, η₁, η_prev, cond, s = τ_end − τ when it last halved,
+//   sc  RT_SC_FIELDS (8) × cap doubles: τ, h, h_try, η₁, η_prev, cond, s = τ_end − τ when it last halved,
 //       τ of the zone entry (entry_y)
-//   ct  4 × cap u32: accepted, rejected, phase, steps when s last halved
+//   ct  RT_CT_FIELDS (4) × cap u32: accepted, rejected, phase, steps when s last halved
 //   stau cap × 4, sy cap × 4 × NN: endgame samples (τ, y), oldest first
 //   euler, newton, cond_out: the directions of the last iteration
 //   lifts cap × MT (or null): each slot's own lifts
@@ -35,13 +35,17 @@
 #define RT_REJ 1
 #define RT_PHASE 2
 #define RT_HALVED_AT 3
+// RT_SC_FIELDS, RT_CT_FIELDS and RT_SAMPLES come from the header, from the constants the
+// host allocates the slot buffers with (src/backend/cuda/resident.rs): a field added here
+// without its buffer growing fails to compile instead of writing past the buffer.
+static_assert(RT_RTAU < RT_SC_FIELDS, "sc holds fewer fields than track.cu uses");
+static_assert(RT_HALVED_AT < RT_CT_FIELDS, "ct holds fewer fields than track.cu uses");
 #define RT_STAGE 100u
 #define RT_CORRECT 200u
 #define RT_ACTIVE 1
 #define RT_REACHED 2
 #define RT_HANDOFF 3
 #define RT_FAILED 16
-#define RT_SAMPLES 4
 // failure reasons (slot.rs FAIL_REASONS)
 #define F_SINGULAR_START 0
 #define F_START 1
@@ -530,8 +534,8 @@ extern "C" __global__ void rt_move(RtState S, const int* __restrict__ from,
     for (int j = 0; j < RT_SAMPLES * NN; ++j)
         S.sy[b * RT_SAMPLES * NN + j] = S.sy[a * RT_SAMPLES * NN + j];
     for (int q2 = 0; q2 < RT_SAMPLES; ++q2) S.stau[b * RT_SAMPLES + q2] = S.stau[a * RT_SAMPLES + q2];
-    for (int f = 0; f < 8; ++f) S.sc[f * cap + b] = S.sc[f * cap + a];
-    for (int f = 0; f < 4; ++f) S.ct[f * cap + b] = S.ct[f * cap + a];
+    for (int f = 0; f < RT_SC_FIELDS; ++f) S.sc[f * cap + b] = S.sc[f * cap + a];
+    for (int f = 0; f < RT_CT_FIELDS; ++f) S.ct[f * cap + b] = S.ct[f * cap + a];
     S.taueval[b] = S.taueval[a];
     S.logm[b] = S.logm[a];
     S.entered[b] = S.entered[a];

@@ -15,12 +15,12 @@ use rand::{Rng, SeedableRng};
 mod common_random;
 use common_random::{random_homotopy, rc};
 
-/// The tests of this file take turns on the GPU. Run concurrently (two or more
-/// `CudaBackend`s of one process working at once) they failed on the H200 in session 14 —
-/// wrong counts, an illegal address, a hang — while every one passed run alone
-/// (`--test-threads=1`); the cause is not found yet (issue #4's note). Until it is, the
-/// lock keeps these tests about the mathematics, one backend at a time.
-/// `PATHTRACK_GPU_TESTS_CONCURRENT=1` lifts it (a diagnostic: it reproduces the defect).
+/// The tests of this file take turns on the GPU: each backend sizes its slots from the free
+/// device memory, and one at a time the tests' GPU times stay comparable. Two backends at
+/// once are tested on their own
+/// ([`two_backends_at_once_match_one_backend_alone`]). `PATHTRACK_GPU_TESTS_CONCURRENT=1`
+/// lifts the lock, so that the whole suite runs concurrently (it passed so in session 16,
+/// once `rt_advance` no longer wrote past its `sc` buffer; before, it failed).
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
     if std::env::var_os("PATHTRACK_GPU_TESTS_CONCURRENT").is_some() {
@@ -1104,4 +1104,66 @@ fn qr_route_solves_katsura7_and_polyhedral_starts() {
         assert_eq!(s.failed, 0, "{name}: failed paths");
     }
     eprintln!("kernels: {}", g.kernel_report());
+}
+
+/// Two `CudaBackend`s of one process tracking at once (two threads, one primary context)
+/// give what one backend alone gives: the same counts and the same verified solutions
+/// (coordinates within 1e-8). Until session 16 this failed (wrong counts, illegal
+/// addresses): `rt_advance` wrote each slot's zone-entry τ, the 8th field of `sc`, past a
+/// buffer allocated for 7 fields (compute-sanitizer memcheck: "Invalid __global__ write of
+/// size 8 bytes ... 209 bytes after the nearest allocation"), onto whatever the driver had
+/// placed after it, the other backend's buffers included.
+#[test]
+fn two_backends_at_once_match_one_backend_alone() {
+    let _one_at_a_time = serial();
+    let Some(mut g) = gpu() else { return };
+    let jobs = [("cyclic7", 924u64), ("katsura7", 128), ("noon5", 233)];
+    let alone: Vec<_> = jobs
+        .iter()
+        .map(|(name, _)| solve_polyhedral_with(&shipped(name), 1, &mut g))
+        .collect();
+    drop(g);
+    let together: Vec<Vec<(pathtrack::report::Summary, Vec<Endpoint>)>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                s.spawn(move || {
+                    let mut b = CudaBackend::new(0).unwrap();
+                    // the two threads take the systems in opposite orders
+                    let mut order: Vec<usize> = (0..jobs.len()).collect();
+                    if w == 1 {
+                        order.reverse();
+                    }
+                    let mut out: Vec<Option<_>> = (0..jobs.len()).map(|_| None).collect();
+                    for i in order {
+                        out[i] = Some(solve_polyhedral_with(&shipped(jobs[i].0), 1, &mut b));
+                    }
+                    out.into_iter().map(Option::unwrap).collect()
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    for (i, (name, nonsingular)) in jobs.iter().enumerate() {
+        let (s0, e0) = &alone[i];
+        assert_eq!(
+            distinct_verified(e0),
+            *nonsingular,
+            "{name}: one backend alone"
+        );
+        for (w, run) in together.iter().enumerate() {
+            let (s, e) = &run[i];
+            eprintln!(
+                "{name}: alone {} / {} / {} failed; thread {w} {} / {} / {} failed",
+                s0.nonsingular, s0.at_infinity, s0.failed, s.nonsingular, s.at_infinity, s.failed
+            );
+            assert_eq!(
+                (s.nonsingular, s.singular, s.at_infinity, s.failed),
+                (s0.nonsingular, s0.singular, s0.at_infinity, s0.failed),
+                "{name}: thread {w} against one backend alone"
+            );
+            assert_eq!(distinct_verified(e), *nonsingular, "{name}: thread {w}");
+            covered(e0, e, 1e-8).unwrap_or_else(|m| panic!("{name}: thread {w}: {m}"));
+            covered(e, e0, 1e-8).unwrap_or_else(|m| panic!("{name}: thread {w}: {m}"));
+        }
+    }
 }

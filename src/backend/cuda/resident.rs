@@ -22,8 +22,14 @@ use crate::track::{StartPoint, TrackerOptions};
 use cudarc::driver::{DeviceRepr, PushKernelArg};
 use num_complex::Complex64 as C64;
 
-/// Samples per slot in kernels/track.cu (`RT_SAMPLES`).
-const SAMPLES: usize = 4;
+/// Endgame samples per slot (`RT_SAMPLES` in kernels/track.cu, defined from this).
+pub(super) const SAMPLES: usize = 4;
+/// Doubles per slot in `sc` (`RT_SC_FIELDS`: τ, h, h_try, η₁, η_prev, cond, s when it last
+/// halved, τ of the zone entry). kernels/track.cu asserts at compile time that its fields fit.
+pub(super) const SC_FIELDS: usize = 8;
+/// Counters per slot in `ct` (`RT_CT_FIELDS`: accepted, rejected, phase, steps when s last
+/// halved).
+pub(super) const CT_FIELDS: usize = 4;
 const _: () = assert!(SAMPLES == MAX_SAMPLES);
 
 /// Device addresses of the slot state (`RtState` in kernels/track.cu, same order).
@@ -234,7 +240,8 @@ impl CudaBackend {
         let l = self.loaded()?;
         let (nn, m) = (l.nn, l.m);
         // y, yc, k (4), yeval, entry y, samples; τ_eval; sc; ct; 4 bytes; sample τ; lifts
-        let state = 16 * nn * (8 + SAMPLES) + 16 + 8 * 8 + 4 * 4 + 4 + 8 * SAMPLES + 8 * m;
+        let state =
+            16 * nn * (8 + SAMPLES) + 16 + 8 * SC_FIELDS + 4 * CT_FIELDS + 4 + 8 * SAMPLES + 8 * m;
         // a record read back, or a start point loaded
         let stage = 4 + (16 * record_len(nn)).max(16 * nn + 17 + 8 * m);
         Ok(state + stage + l.bytes_per_point())
@@ -260,20 +267,20 @@ impl CudaBackend {
         let d = &self.dev;
         let c16 = |len: usize| d.alloc::<C64>(len);
         let bufs = vec![
-            c16(cap * nn)?,                 // y
-            c16(cap * nn)?,                 // yc
-            c16(4 * cap * nn)?,             // k
-            c16(cap * nn)?,                 // yeval
-            c16(cap)?,                      // taueval
-            d.alloc::<u8>(cap)?,            // logm
-            d.alloc::<f64>(7 * cap)?,       // sc
-            d.alloc::<u32>(4 * cap)?,       // ct
-            d.alloc::<u8>(cap)?,            // status
-            d.alloc::<u8>(cap)?,            // entered
-            c16(cap * nn)?,                 // entry_y
-            d.alloc::<f64>(SAMPLES * cap)?, // stau
-            c16(SAMPLES * cap * nn)?,       // sy
-            d.alloc::<u8>(cap)?,            // nsamp
+            c16(cap * nn)?,                   // y
+            c16(cap * nn)?,                   // yc
+            c16(4 * cap * nn)?,               // k
+            c16(cap * nn)?,                   // yeval
+            c16(cap)?,                        // taueval
+            d.alloc::<u8>(cap)?,              // logm
+            d.alloc::<f64>(SC_FIELDS * cap)?, // sc
+            d.alloc::<u32>(CT_FIELDS * cap)?, // ct
+            d.alloc::<u8>(cap)?,              // status
+            d.alloc::<u8>(cap)?,              // entered
+            c16(cap * nn)?,                   // entry_y
+            d.alloc::<f64>(SAMPLES * cap)?,   // stau
+            c16(SAMPLES * cap * nn)?,         // sy
+            d.alloc::<u8>(cap)?,              // nsamp
         ];
         d.fill_bytes(&bufs[STATUS_BUF], SLOT_EMPTY)?;
         let b = self
