@@ -1226,6 +1226,7 @@ mod tests {
                             || C64::from_polar(0.5 + uniform(&mut st), 6.3 * uniform(&mut st));
                         terms.push(HomTerm {
                             coeff: coeff(),
+                            coeff_lo: C64::new(0.0, 0.0),
                             exponents: a.clone(),
                             lift: om,
                         });
@@ -1233,6 +1234,7 @@ mod tests {
                             let step = if t == 2 { 1.0 + 2f64.powi(-40) } else { 1.0 };
                             terms.push(HomTerm {
                                 coeff: coeff(),
+                                coeff_lo: C64::new(0.0, 0.0),
                                 exponents: a,
                                 lift: om + step,
                             });

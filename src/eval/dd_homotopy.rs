@@ -65,7 +65,7 @@ impl DdHomotopy {
                     }
                 }
                 terms.push(Term {
-                    coeff: Cdd::from(t.coeff),
+                    coeff: Cdd::from(t.coeff).add(Cdd::from(t.coeff_lo)),
                     column,
                     exponents,
                 });

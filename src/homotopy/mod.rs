@@ -17,6 +17,15 @@ use num_complex::Complex64 as C64;
 #[derive(Clone, Debug, PartialEq)]
 pub struct HomTerm {
     pub coeff: C64,
+    /// What rounding `coeff` left out: the term's exact coefficient, a sum of several
+    /// contributions merged into one column, is `coeff + coeff_lo` (to ~1e-32 relative). The
+    /// double evaluators use `coeff`; the double-double ones the sum. It matters at t = 1,
+    /// where the polyhedral homotopy's columns `r·t^ω` and `(f − r)·t^{ω+δ}` must add up to the
+    /// target coefficient `f` exactly: with `f − r` rounded they add up to `f + O(ε)`, and a
+    /// solution of condition κ ≥ 1/ε (chandra-13's of norm 1e8–4e9) moves by O(1) under
+    /// that perturbation, so that a path tracked to t = 1 in double-double ended at no root of
+    /// the target (Newton at t = 1 then diverged, or landed on a neighbour's root).
+    pub coeff_lo: C64,
     pub exponents: Vec<i32>,
     pub lift: f64,
 }
@@ -32,36 +41,43 @@ pub struct Homotopy {
 
 impl Homotopy {
     /// Builds a homotopy from affine terms `(coeff, exponents ∈ Z^n, lift)` per equation:
-    /// combines terms with equal (exponents, lift), drops zeros, homogenizes with the last
+    /// combines terms with equal (exponents, lift) (their sum in double as `coeff`, the
+    /// rest of the exact sum as `coeff_lo`), drops zeros, homogenizes with the last
     /// coordinate.
     pub fn from_affine_terms(n: usize, eqs: Vec<Vec<(C64, Vec<i32>, f64)>>) -> Homotopy {
+        use crate::eval::dd::Cdd;
         let equations = eqs
             .into_iter()
             .map(|terms| {
-                let mut merged: Vec<(C64, Vec<i32>, f64)> = Vec::new();
+                // (sum in double, sum in double-double, exponents, lift)
+                let mut merged: Vec<(C64, Cdd, Vec<i32>, f64)> = Vec::new();
                 for (c, a, w) in terms {
                     debug_assert_eq!(a.len(), n);
                     match merged
                         .iter_mut()
-                        .find(|(_, b, v)| *b == a && v.to_bits() == w.to_bits())
+                        .find(|(_, _, b, v)| *b == a && v.to_bits() == w.to_bits())
                     {
-                        Some(t) => t.0 += c,
-                        None => merged.push((c, a, w)),
+                        Some(t) => {
+                            t.0 += c;
+                            t.1 = t.1.add(Cdd::from(c));
+                        }
+                        None => merged.push((c, Cdd::from(c), a, w)),
                     }
                 }
-                merged.retain(|t| t.0 != C64::new(0.0, 0.0));
+                merged.retain(|t| t.0 != C64::new(0.0, 0.0) || t.1.to_c64() != C64::new(0.0, 0.0));
                 let d = merged
                     .iter()
-                    .map(|t| t.1.iter().sum::<i32>())
+                    .map(|t| t.2.iter().sum::<i32>())
                     .max()
                     .unwrap_or(0);
                 merged
                     .into_iter()
-                    .map(|(coeff, mut a, lift)| {
+                    .map(|(coeff, exact, mut a, lift)| {
                         let s: i32 = a.iter().sum();
                         a.push(d - s);
                         HomTerm {
                             coeff,
+                            coeff_lo: exact.sub(Cdd::from(coeff)).to_c64(),
                             exponents: a,
                             lift,
                         }

@@ -75,7 +75,21 @@ impl DdNewton {
             .windows(2)
             .any(|w| w[1] <= DD_CONVERGED && w[1] <= DD_QUADRATIC_RATIO * w[0])
     }
+
+    /// Newton started on a root, to its rounding level: every correction, from the first,
+    /// at most [`DD_SETTLED`] (at least three of them). Said of the end of a path tracked to
+    /// t = 1 in double-double, whose corrector already converged there; a root whose
+    /// corrections start at the rounding level shows no quadratic convergence to prove
+    /// (chandra-13's root of norm 8.6e7 in double-double: 2e-16, 3e-17, 2e-17, …).
+    pub fn settled(&self) -> bool {
+        self.steps.len() >= 3 && self.steps.iter().all(|&s| s <= DD_SETTLED)
+    }
 }
+
+/// See [`DdNewton::settled`]: the rounding level below which the tracker's corrector in
+/// double-double accepts a stalled correction ([`crate::track::dd::DD_NOISE`]); chandra-13's
+/// root of norm 4.3e9 starts at 1.0e-14, 3.9e-15, 6.9e-15, ….
+pub const DD_SETTLED: f64 = crate::track::dd::DD_NOISE;
 
 /// `‖v‖₂` (rounded to double).
 pub fn dd_norm(v: &[Cdd]) -> f64 {

@@ -301,6 +301,7 @@ impl<'a> Refiner<'a> {
         y_dd: Option<Vec<crate::eval::dd::Cdd>>,
     ) -> Option<Vec<C64>> {
         let dd = self.dd.as_ref()?;
+        let tracked_dd = y_dd.is_some();
         let r = match y_dd {
             Some(start) => dd.newton_dd(start),
             None => dd.newton(y),
@@ -315,7 +316,9 @@ impl<'a> Refiner<'a> {
             (crate::track::path::NOISE_FACTOR * ep.condition * f64::EPSILON).min(INFINITY_TOL);
         let near = b >= DD_INFINITY_TOL
             && ((b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= known);
-        if !(r.converged() && near) {
+        // The end of a tracking in double-double may already be its root to the rounding
+        // level (no quadratic convergence left to see).
+        if !((r.converged() || (tracked_dd && r.settled())) && near) {
             return None;
         }
         let x = r.x?;

@@ -295,4 +295,47 @@ mod tests {
         assert!(((x - exact) / exact).norm() < 1e-14, "{x} vs {exact}");
         assert!(r.accepted < 200, "{} steps", r.accepted);
     }
+
+    /// As above with the polyhedral homotopy's two columns per coefficient: `r·x²·e^{0τ}` and
+    /// `(ε − r)·x²·e^{τ}` with a random complex `r`, so that `a(1) = ε` only if the merged
+    /// contributions `ε` and `−r` are kept exactly (`HomTerm::coeff_lo`). Rounded to one
+    /// double, `ε − r` makes `a(1) = ε + O(1e-16)` and the endpoint's `x ≈ −1/a` is off by
+    /// ~1e-4 relative: tracked exactly to t = 1, the path still ends at no root of the target.
+    #[test]
+    fn merged_coefficients_are_exact_at_t_equal_to_one() {
+        let eps = 1e-12;
+        let one = C64::new(1.0, 0.0);
+        let r = C64::new(0.731_594_018_3, 0.412_709_325_7);
+        let h = Homotopy::from_affine_terms(
+            1,
+            vec![vec![
+                (r, vec![2], 0.0),
+                (C64::new(eps, 0.0), vec![2], 1.0),
+                (-r, vec![2], 1.0),
+                (one, vec![1], 0.0),
+                (-one, vec![0], 0.0),
+            ]],
+        );
+        // The lift-1 column is one term whose double coefficient is rounded.
+        let merged = &h.equations[0][1];
+        assert_eq!(merged.coeff, C64::new(eps, 0.0) - r);
+        assert!(merged.coeff_lo != C64::new(0.0, 0.0));
+        let dd = DdHomotopy::new(&h).expect("polynomial");
+        let tau0 = -1e-6f64;
+        let t = tau0.exp();
+        let a = r * (1.0 - t) + eps * t;
+        let x0 = (-one - (one + 4.0 * a).sqrt()) / (2.0 * a);
+        let end = track_near_one(
+            &dd,
+            None,
+            &[x0 / x0.norm(), one / x0.norm()],
+            tau0,
+            0.0,
+            DD_ETA_TARGET,
+        );
+        assert!(end.reached, "{}", end.reason);
+        let x = end.y[0] / end.y[1];
+        let exact = (-1.0 - (1.0 + 4.0 * eps).sqrt()) / (2.0 * eps);
+        assert!(((x - exact) / exact).norm() < 1e-12, "{x} vs {exact}");
+    }
 }

@@ -149,7 +149,9 @@ impl Polyhedral {
                         point: i,
                         second: false,
                     });
-                    terms.push((f - r[e][i], a32, w + DELTA));
+                    // f and −r apart: merged, their sum is exact (`HomTerm::coeff_lo`).
+                    terms.push((f, a32.clone(), w + DELTA));
+                    terms.push((-r[e][i], a32, w + DELTA));
                     columns.push(Column {
                         eq: e,
                         point: i,
