@@ -431,7 +431,7 @@ impl<'a> Refiner<'a> {
                 let v = homogenizing_valuation(&end.samples, self.tau_end);
                 ep.valuation = v;
                 ep.reason = Some(reason);
-                // Newton at t = 1 in double-double first, whatever the valuation (a path
+                // Newton at t = 1 in double-double, whatever the valuation (a path
                 // stopped as "diverging" at valuation 0.64 with |y_n| = 1.5e-6 ends at a
                 // solution of norm 7e5 on chandra-12). A nonsingular solution of condition κ has a
                 // branch point of the homotopy within about 1/κ of t = 1, so the steps of a
@@ -439,22 +439,18 @@ impl<'a> Refiner<'a> {
                 // s ≈ 1e-14, where |y_n| is still shrinking and the valuation looks
                 // positive; from there Newton converges (see [`dd_newton`]). A path whose
                 // Newton lands on another path's solution is re-tracked as a duplicate.
-                // A path that stalled (not one stopped as diverging) is then tracked again
-                // from its checkpoint in double-double (see [`crate::track::dd`]). When the
-                // path is being re-tracked (it shared its solution with another path, or
-                // failed), the tracking in double-double comes first, for diverging paths
-                // too: on chandra-13 Newton from a stalled point near several huge-norm
-                // solutions (all close to one point at infinity) landed on a neighbour's.
+                // But a path that stalled (not one stopped as diverging) is first tracked
+                // again from its checkpoint in double-double (see [`crate::track::dd`]), and
+                // so is every path being re-tracked (it shared its solution with another
+                // path, or failed): on chandra-13 Newton from a stalled point near several
+                // huge-norm solutions (all close to one point at infinity) landed on a
+                // neighbour's (seed 1: 105 paths re-tracked with Newton first, 11 without).
                 let stalled = !ep.reason.as_ref().is_some_and(|r| r.starts_with(DIVERGING));
-                let refined = if self.retracking {
+                let refined = if self.retracking || stalled {
                     self.finish_near_one(&mut ep, checkpoint, lifts)
                         .or_else(|| self.finish_dd(&mut ep, &y))
                 } else {
-                    self.finish_dd(&mut ep, &y).or_else(|| {
-                        stalled
-                            .then(|| self.finish_near_one(&mut ep, checkpoint, lifts))
-                            .flatten()
-                    })
+                    self.finish_dd(&mut ep, &y)
                 };
                 if let Some(refined) = refined {
                     y = refined;
