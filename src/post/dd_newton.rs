@@ -77,12 +77,13 @@ impl DdNewton {
     }
 
     /// Newton started on a root, to its rounding level: every correction, from the first,
-    /// at most [`DD_SETTLED`] (at least three of them). Said of the end of a path tracked to
+    /// at most [`DD_SETTLED`] (at least three of them, or the last below [`DD_STEP_TOL`]). Said of the end of a path tracked to
     /// t = 1 in double-double, whose corrector already converged there; a root whose
     /// corrections start at the rounding level shows no quadratic convergence to prove
     /// (chandra-13's root of norm 8.6e7 in double-double: 2e-16, 3e-17, 2e-17, …).
     pub fn settled(&self) -> bool {
-        self.steps.len() >= 3 && self.steps.iter().all(|&s| s <= DD_SETTLED)
+        let enough = self.steps.len() >= 3 || self.steps.last().is_some_and(|&s| s <= DD_STEP_TOL);
+        enough && self.steps.iter().all(|&s| s <= DD_SETTLED)
     }
 }
 
@@ -167,6 +168,32 @@ mod tests {
         let sys = crate::system::parse::parse_str(src, "test").expect("valid system");
         let t = DdTarget::new(&Homotopy::target_only(&sys)).expect("polynomial");
         (sys, t)
+    }
+
+    /// `settled`: a start on a root to its rounding level is one (the root of huge norm below,
+    /// rounded to double); a start 1e-10 from the double root of `x² = 0` is neither settled
+    /// nor converged (corrections halve from 5e-11: linear convergence), and a start 0.1 from
+    /// a well-conditioned root converges quadratically but is not settled.
+    #[test]
+    fn settled_starts_are_roots_to_the_rounding_level() {
+        let (_, t) =
+            target("variables: [x, y]\nequations:\n  - \"x*y - 1e12\"\n  - \"x - 1e-12*y\"\n");
+        let on = [C64::new(1.0, 0.0), C64::new(1e12, 0.0), C64::new(1.0, 0.0)];
+        let r = t.newton(&on);
+        assert!(r.settled(), "steps {:?}", r.steps);
+        let (_, t) =
+            target("variables: [x, y]\nequations:\n  - \"x^2 + y^2 - 5\"\n  - \"x*y - 2\"\n");
+        let off = [
+            C64::new(1.1, 0.01),
+            C64::new(1.9, -0.02),
+            C64::new(1.0, 0.0),
+        ];
+        let r = t.newton(&off);
+        assert!(r.converged() && !r.settled(), "steps {:?}", r.steps);
+        let (_, t) = target("variables: [x]\nequations:\n  - \"x^2\"\n");
+        let r = t.newton(&[C64::new(1e-10, 0.0), C64::new(1.0, 0.0)]);
+        assert!(!r.settled() && !r.converged(), "steps {:?}", r.steps);
+        assert!(r.steps[0] > DD_SETTLED && r.steps[1] < 0.6 * r.steps[0]);
     }
 
     /// A root of huge norm: `x·y = 1e12`, `x − 1e-12·y = 0` ⇒ x = 1, y = 1e12 (|y_n| = 1e-12
