@@ -187,20 +187,30 @@ fn split_directions(b: &[C64], euler: &mut [C64], newton: &mut [C64]) {
     }
 }
 
-/// Fills the direction system of one point from its extended Jacobian and solves it:
-/// `a` (N×N) and `b` (N×2) are scratch; returns the condition estimate.
+/// One point's direction system for the QR route ([`solve_directions_one`]): the matrix
+/// (N×N) and the two right-hand sides (N×2), sized on use.
+#[derive(Default)]
+pub struct QrScratch {
+    a: Vec<C64>,
+    b: Vec<C64>,
+}
+
+/// Fills the direction system of one point from its extended Jacobian and solves it by QR
+/// (post-processing's Newton at t = 1, the reference of the CUDA QR route); returns the
+/// condition estimate from R's diagonal.
 pub fn solve_directions_one(
     n: usize,
     ext: &[C64],
     y: &[C64],
     log: bool,
-    a: &mut [C64],
-    b: &mut [C64],
+    s: &mut QrScratch,
     euler: &mut [C64],
     newton: &mut [C64],
 ) -> f64 {
     let nh = n + 1;
-    solve_directions_with(n, ext, y, log, a, b, euler, newton, |a, b| {
+    s.a.resize(nh * nh, C64::new(0.0, 0.0));
+    s.b.resize(nh * 2, C64::new(0.0, 0.0));
+    solve_directions_with(n, ext, y, log, &mut s.a, &mut s.b, euler, newton, |a, b| {
         crate::linalg::small::qr_solve(nh, a, b, 2)
     })
 }

@@ -192,10 +192,7 @@ impl<'a> Refiner<'a> {
         let nh = n + 1;
         let mut scratch = eval_cpu::Scratch::default();
         let mut ext = vec![C64::new(0.0, 0.0); self.layout.ext_len()];
-        let (mut a, mut b) = (
-            vec![C64::new(0.0, 0.0); nh * nh],
-            vec![C64::new(0.0, 0.0); nh * 2],
-        );
+        let mut qr = crate::backend::QrScratch::default();
         let (mut eu, mut ne) = (vec![C64::new(0.0, 0.0); nh], vec![C64::new(0.0, 0.0); nh]);
         let tau = [C64::new(0.0, 0.0)];
         let mut last = f64::INFINITY;
@@ -213,7 +210,7 @@ impl<'a> Refiner<'a> {
                 0,
                 &mut ext,
             );
-            solve_directions_one(n, &ext, y, false, &mut a, &mut b, &mut eu, &mut ne);
+            solve_directions_one(n, &ext, y, false, &mut qr, &mut eu, &mut ne);
             let eta = ne.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
             if !eta.is_finite() {
                 break;

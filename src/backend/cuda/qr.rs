@@ -374,12 +374,13 @@ mod tests {
                     }
                 }
             }
+            let mut qr = crate::backend::QrScratch::default();
+            let (mut ce, mut cn) = (vec![C64::new(0.0, 0.0); nn], vec![C64::new(0.0, 0.0); nn]);
+            let cc = solve_directions_one(n, &ext_y, &y, log, &mut qr, &mut ce, &mut cn);
             let (mut a, mut b) = (
                 vec![C64::new(0.0, 0.0); nn * nn],
                 vec![C64::new(0.0, 0.0); 2 * nn],
             );
-            let (mut ce, mut cn) = (vec![C64::new(0.0, 0.0); nn], vec![C64::new(0.0, 0.0); nn]);
-            let cc = solve_directions_one(n, &ext_y, &y, log, &mut a, &mut b, &mut ce, &mut cn);
 
             let mut blk = build_ref(n, &ext, &y, log);
             // step 1 builds fill_direction_system's system (up to the rounding of the
