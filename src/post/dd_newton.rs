@@ -77,10 +77,11 @@ impl DdNewton {
     }
 
     /// Newton started on a root, to its rounding level: every correction, from the first,
-    /// at most [`DD_SETTLED`] (at least three of them, or the last below [`DD_STEP_TOL`]). Said of the end of a path tracked to
-    /// t = 1 in double-double, whose corrector already converged there; a root whose
-    /// corrections start at the rounding level shows no quadratic convergence to prove
-    /// (chandra-13's root of norm 8.6e7 in double-double: 2e-16, 3e-17, 2e-17, …).
+    /// at most [`DD_SETTLED`] (at least three of them, or the last below [`DD_STEP_TOL`]).
+    /// Said of the end of a path tracked to t = 1 in double-double, whose corrector already
+    /// converged there; a root whose corrections start at the rounding level shows no
+    /// quadratic convergence to prove (chandra-13's root of norm 8.6e7 in double-double:
+    /// 2e-16, 3e-17, 2e-17, …).
     pub fn settled(&self) -> bool {
         let enough = self.steps.len() >= 3 || self.steps.last().is_some_and(|&s| s <= DD_STEP_TOL);
         enough && self.steps.iter().all(|&s| s <= DD_SETTLED)
