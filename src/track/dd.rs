@@ -42,8 +42,12 @@ pub const DD_ETA_TARGET_RETRACK: f64 = 1e-10;
 pub const DD_ETA_MAX: f64 = 1e-5;
 /// Newton converged when a correction is below this.
 pub const DD_CORRECTOR_TOL: f64 = 1e-20;
-/// A correction below this that does not halve is the rounding level: converged.
-pub const DD_NOISE: f64 = 1e-13;
+/// A correction below this that does not halve is the rounding level `κ·1e-32`: converged.
+/// Chandra-14/15's roots of norm 2e9–4e9 have κ ≈ 1e19 there: at 1e-13 (until session 16)
+/// the corrector took their noise (first corrections 6e-14–2e-13 that did not halve) for
+/// divergence, halved the step down to 1e-29 at s = 9.3e-18 and gave up (chandra-15 seed 1:
+/// 5 paths put at infinity, 3 of them then ending on their missing roots).
+pub const DD_NOISE: f64 = 1e-11;
 /// Newton iterations per step.
 pub const DD_CORRECTOR_ITERS: u32 = 4;
 /// Newton iterations to refine the start point.
