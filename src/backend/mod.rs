@@ -129,14 +129,31 @@ fn set_rhs_row(b: &mut [C64], k: usize, row: &[C64], s: f64) {
     b[k * 2 + 1] = -row[w - 1] * s;
 }
 
-/// Scratch of one point's LU direction solve: the direction system (`a` N×N column-major,
-/// `b` N×2 row-major) and, after [`solve_directions_lu`], its factors and pivots, which
-/// [`resolve_directions_lu`] reuses. Sized by the solve.
+/// One point's direction system: `a` (N×N column-major) and the two right-hand sides `b`
+/// (N×2 row-major), sized on use ([`DirectionSystem::sized`]). The QR route
+/// ([`solve_directions_one`]) needs nothing else.
+#[derive(Clone, Debug, Default)]
+pub struct DirectionSystem {
+    a: Vec<C64>,
+    b: Vec<C64>,
+}
+
+impl DirectionSystem {
+    /// The matrix and right-hand sides for `nh` unknowns.
+    fn sized(&mut self, nh: usize) -> (&mut [C64], &mut [C64]) {
+        self.a.resize(nh * nh, C64::new(0.0, 0.0));
+        self.b.resize(nh * 2, C64::new(0.0, 0.0));
+        (&mut self.a, &mut self.b)
+    }
+}
+
+/// Scratch of one point's LU direction solve: the direction system and, after
+/// [`solve_directions_lu`], its factors (in place of the matrix) and pivots, which
+/// [`resolve_directions_lu`] reuses.
 #[derive(Clone, Debug, Default)]
 pub struct LuScratch {
-    a: Vec<C64>,
+    system: DirectionSystem,
     piv: Vec<usize>,
-    b: Vec<C64>,
 }
 
 /// The tracker's direction solve on the host: fills the direction system of one point from
@@ -153,11 +170,10 @@ pub fn solve_directions_lu(
     newton: &mut [C64],
 ) -> f64 {
     let nh = n + 1;
-    s.a.resize(nh * nh, C64::new(0.0, 0.0));
     s.piv.resize(nh, 0);
-    s.b.resize(nh * 2, C64::new(0.0, 0.0));
     let piv = &mut s.piv;
-    solve_directions_with(n, ext, y, log, &mut s.a, &mut s.b, euler, newton, |a, b| {
+    let (a, b) = s.system.sized(nh);
+    solve_directions_with(n, ext, y, log, a, b, euler, newton, |a, b| {
         let cond = crate::linalg::small::lu_factor(nh, a, piv);
         crate::linalg::small::lu_solve(nh, a, piv, b, 2);
         cond
@@ -175,9 +191,10 @@ pub fn resolve_directions_lu(
     euler: &mut [C64],
     newton: &mut [C64],
 ) {
-    fill_direction_rhs(n, ext, log, &mut s.b);
-    crate::linalg::small::lu_solve(n + 1, &s.a, &s.piv, &mut s.b, 2);
-    split_directions(&s.b, euler, newton);
+    let sys = &mut s.system;
+    fill_direction_rhs(n, ext, log, &mut sys.b);
+    crate::linalg::small::lu_solve(n + 1, &sys.a, &s.piv, &mut sys.b, 2);
+    split_directions(&sys.b, euler, newton);
 }
 
 /// The two solution columns of the direction system (`N × 2` row-major).
@@ -185,14 +202,6 @@ fn split_directions(b: &[C64], euler: &mut [C64], newton: &mut [C64]) {
     for (j, (e, w)) in euler.iter_mut().zip(newton.iter_mut()).enumerate() {
         (*e, *w) = (b[j * 2], b[j * 2 + 1]);
     }
-}
-
-/// One point's direction system for the QR route ([`solve_directions_one`]): the matrix
-/// (N×N) and the two right-hand sides (N×2), sized on use.
-#[derive(Default)]
-pub struct QrScratch {
-    a: Vec<C64>,
-    b: Vec<C64>,
 }
 
 /// Fills the direction system of one point from its extended Jacobian and solves it by QR
@@ -203,14 +212,13 @@ pub fn solve_directions_one(
     ext: &[C64],
     y: &[C64],
     log: bool,
-    s: &mut QrScratch,
+    s: &mut DirectionSystem,
     euler: &mut [C64],
     newton: &mut [C64],
 ) -> f64 {
     let nh = n + 1;
-    s.a.resize(nh * nh, C64::new(0.0, 0.0));
-    s.b.resize(nh * 2, C64::new(0.0, 0.0));
-    solve_directions_with(n, ext, y, log, &mut s.a, &mut s.b, euler, newton, |a, b| {
+    let (a, b) = s.sized(nh);
+    solve_directions_with(n, ext, y, log, a, b, euler, newton, |a, b| {
         crate::linalg::small::qr_solve(nh, a, b, 2)
     })
 }

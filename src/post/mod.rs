@@ -192,7 +192,7 @@ impl<'a> Refiner<'a> {
         let nh = n + 1;
         let mut scratch = eval_cpu::Scratch::default();
         let mut ext = vec![C64::new(0.0, 0.0); self.layout.ext_len()];
-        let mut qr = crate::backend::QrScratch::default();
+        let mut qr = crate::backend::DirectionSystem::default();
         let (mut eu, mut ne) = (vec![C64::new(0.0, 0.0); nh], vec![C64::new(0.0, 0.0); nh]);
         let tau = [C64::new(0.0, 0.0)];
         let mut last = f64::INFINITY;

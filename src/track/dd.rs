@@ -259,6 +259,25 @@ mod tests {
     use super::*;
     use crate::homotopy::Homotopy;
 
+    /// The large root `x ≈ −1/a` of `a·x² + x − 1`.
+    fn large_root(a: C64) -> C64 {
+        let one = C64::new(1.0, 0.0);
+        (-one - (one + 4.0 * a).sqrt()) / (2.0 * a)
+    }
+
+    /// `h` (one equation `a(t)·x² + x − 1`, `a` its x² coefficient at τ₀ = −1e-6) tracked in
+    /// double-double from its large root at τ₀ to τ = 0; the end and its `x`.
+    fn track_large_root(h: &Homotopy, a_at_tau0: C64) -> (DdTrackEnd, C64) {
+        let dd = DdHomotopy::new(h).expect("polynomial");
+        let x0 = large_root(a_at_tau0);
+        let y0 = [x0 / x0.norm(), C64::new(1.0, 0.0) / x0.norm()];
+        let end = track_near_one(&dd, None, &y0, -1e-6, 0.0, DD_ETA_TARGET);
+        assert!(end.reached, "{}", end.reason);
+        assert_eq!(end.tau, 0.0);
+        let x = end.y[0] / end.y[1];
+        (end, x)
+    }
+
     /// `a(t)·x² + x − 1` with `a(t) = (1 − t) + ε·t²` (columns `x²·e^{0τ}`, `−x²·e^{τ}`,
     /// `ε·x²·e^{2τ}`: no coefficient is rounded, so `a(1) = ε` exactly): the large root
     /// `x ≈ −1/a(t)` reaches norm 1e12 at t = 1 (`y_n` ≈ 1e-12 projectively). Tracked from
@@ -278,26 +297,11 @@ mod tests {
                 (-one, vec![0], 0.0),
             ]],
         );
-        let dd = DdHomotopy::new(&h).expect("polynomial");
-        let tau0 = -1e-6f64;
-        let t = tau0.exp();
-        let a = (1.0 - t) + eps * t * t;
-        // The large root of a·x² + x − 1 at τ₀, as y = (1, 1/x) ∝ (x, 1).
-        let x0 = (-1.0 - (1.0 + 4.0 * a).sqrt()) / (2.0 * a);
-        let r = track_near_one(
-            &dd,
-            None,
-            &[C64::new(1.0, 0.0), C64::new(1.0 / x0, 0.0)],
-            tau0,
-            0.0,
-            DD_ETA_TARGET,
-        );
-        assert!(r.reached, "{}", r.reason);
-        assert_eq!(r.tau, 0.0);
-        let x = r.y[0] / r.y[1];
-        let exact = (-1.0 - (1.0 + 4.0 * eps).sqrt()) / (2.0 * eps);
+        let t = (-1e-6f64).exp();
+        let (end, x) = track_large_root(&h, C64::new((1.0 - t) + eps * t * t, 0.0));
+        let exact = large_root(C64::new(eps, 0.0));
         assert!(((x - exact) / exact).norm() < 1e-14, "{x} vs {exact}");
-        assert!(r.accepted < 200, "{} steps", r.accepted);
+        assert!(end.accepted < 200, "{} steps", end.accepted);
     }
 
     /// As above with the polyhedral homotopy's two columns per coefficient: `r·x²·e^{0τ}` and
@@ -324,22 +328,9 @@ mod tests {
         let merged = &h.equations[0][1];
         assert_eq!(merged.coeff, C64::new(eps, 0.0) - r);
         assert!(merged.coeff_lo != C64::new(0.0, 0.0));
-        let dd = DdHomotopy::new(&h).expect("polynomial");
-        let tau0 = -1e-6f64;
-        let t = tau0.exp();
-        let a = r * (1.0 - t) + eps * t;
-        let x0 = (-one - (one + 4.0 * a).sqrt()) / (2.0 * a);
-        let end = track_near_one(
-            &dd,
-            None,
-            &[x0 / x0.norm(), one / x0.norm()],
-            tau0,
-            0.0,
-            DD_ETA_TARGET,
-        );
-        assert!(end.reached, "{}", end.reason);
-        let x = end.y[0] / end.y[1];
-        let exact = (-1.0 - (1.0 + 4.0 * eps).sqrt()) / (2.0 * eps);
+        let t = (-1e-6f64).exp();
+        let (_, x) = track_large_root(&h, r * (1.0 - t) + eps * t);
+        let exact = large_root(C64::new(eps, 0.0));
         assert!(((x - exact) / exact).norm() < 1e-12, "{x} vs {exact}");
     }
 }

@@ -374,7 +374,7 @@ mod tests {
                     }
                 }
             }
-            let mut qr = crate::backend::QrScratch::default();
+            let mut qr = crate::backend::DirectionSystem::default();
             let (mut ce, mut cn) = (vec![C64::new(0.0, 0.0); nn], vec![C64::new(0.0, 0.0); nn]);
             let cc = solve_directions_one(n, &ext_y, &y, log, &mut qr, &mut ce, &mut cn);
             let (mut a, mut b) = (
