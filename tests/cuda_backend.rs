@@ -5,7 +5,9 @@
 
 use num_complex::Complex64 as C64;
 use pathtrack::backend::cuda::{CudaBackend, EvalMethod, SolveMethod};
-use pathtrack::backend::{cpu::CpuBackend, Backend, DirectionsOut};
+use pathtrack::backend::{
+    cpu::CpuBackend, solve_directions_one, Backend, DirectionSystem, DirectionsOut,
+};
 use pathtrack::eval::Points;
 use pathtrack::post::{Endpoint, Status};
 use pathtrack::solver::{SolveOptions, StartKind};
@@ -927,6 +929,26 @@ fn directions_of(
     (e, n, c)
 }
 
+/// The condition estimates of the CPU's QR direction solve (`backend::solve_directions_one`,
+/// R's diagonal ratio) at every point of `pts`: the reference for the CUDA QR route's, which
+/// factors the same matrices (the CPU backend's own `directions` estimate is LU's pivot
+/// ratio).
+fn qr_conds(cpu: &mut CpuBackend, pts: &Points<'_>, n: usize) -> Vec<f64> {
+    let (p, nh) = (pts.taus.len(), n + 1);
+    let row = n * (nh + 2);
+    let mut ext = vec![C64::new(0.0, 0.0); p * row];
+    cpu.extended_jacobians(pts, &mut ext).unwrap();
+    let mut sys = DirectionSystem::default();
+    let (mut e, mut w) = (vec![C64::new(0.0, 0.0); nh], vec![C64::new(0.0, 0.0); nh]);
+    (0..p)
+        .map(|i| {
+            let y = &pts.ys[i * nh..(i + 1) * nh];
+            let ext = &ext[i * row..(i + 1) * row];
+            solve_directions_one(n, ext, y, pts.is_log(i), &mut sys, &mut e, &mut w)
+        })
+        .collect()
+}
+
 /// The QR route (`SolveMethod::Qr`: kernel `qr_build`, `cublasZgeqrfBatched`, kernel
 /// `qr_directions`) against the CPU backend on polyhedral-style batches (per-point lifts or
 /// none; no, some or all points in log mode; n up to 31, so every segment width 8, 16, 32;
@@ -936,15 +958,10 @@ fn directions_of(
 /// the device buffers bit for bit equal to the first. Every other trial first solves with
 /// Gauss–Jordan and switches to QR on the loaded homotopy (the buffers gain the QR
 /// workspace), and the two routes agree within the same tolerance.
-/// Ignored: on the H200 (session 9) it did not finish within 200 s, twice; the QR route's
-/// solves (`qr_route_solves_katsura7_and_polyhedral_starts`) and `bench step --solve qr` ran.
-/// Session 16 (H200, kernels cached, after the `sc` fix): it ends in 2 s, failing at trial 0
-/// (cuBLAS, n 8, p 214) on the condition estimate, 6.44 against the CPU's 11.58. The CPU
-/// backend's estimate has been LU's pivot ratio since session 13, the QR route's is R's
-/// diagonal ratio: the reference for `cond` must become the CPU's QR route
-/// (`backend::solve_directions_one`) before this test can run again.
+/// (Ignored from session 9 to 17: it hung on the H200 until the `sc` buffer fix of session
+/// 16, then failed on its `cond` reference, the CPU backend's LU pivot ratio since session
+/// 13; the reference is now the CPU's QR route, [`qr_conds`].)
 #[test]
-#[ignore]
 fn qr_directions_match_the_cpu_backend() {
     let _one_at_a_time = serial();
     let Some(mut g) = gpu() else { return };
@@ -977,7 +994,8 @@ fn qr_directions_match_the_cpu_backend() {
             "trial {trial} ({method:?}, n {n}, p {p}, log kind {log_kind}, lifts {with_lifts}, switched {switch})"
         );
         cpu.set_homotopy(&h).unwrap();
-        let (ce, cn, cc) = directions_of(&mut cpu, &pts, nh);
+        let (ce, cn, _) = directions_of(&mut cpu, &pts, nh);
+        let cc = qr_conds(&mut cpu, &pts, n);
 
         g.set_eval_method(method);
         g.set_chunk_limit(if trial % 5 == 4 { 37 } else { 0 });
