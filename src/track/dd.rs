@@ -333,4 +333,51 @@ mod tests {
         let exact = large_root(C64::new(eps, 0.0));
         assert!(((x - exact) / exact).norm() < 1e-12, "{x} vs {exact}");
     }
+
+    /// A path to a root of condition κ ≈ 1e20, whose Newton corrections in double-double
+    /// stay at the rounding level κ·1e-32 ≈ 1e-12 instead of halving (chandra-14/15's roots
+    /// of norm 2e9–4e9, κ ≈ 1e19): `x + y − 2`, `x + (1+ε)y − (2 + 2ε) + ε·t` with ε = 1e-20
+    /// (merged columns, exact in double-double), solution `(t, 2 − t)`. The corrector must
+    /// take that noise for convergence ([`DD_NOISE`]): with the threshold at 1e-13 (until
+    /// session 16) it takes it for a failure to converge, here at the start point already
+    /// ("start point did not converge"; chandra's paths, whose condition grows along the
+    /// path, met it mid-path, their steps halved to underflow).
+    #[test]
+    fn tracks_to_a_root_whose_corrections_are_rounding_noise() {
+        let eps = 1e-20;
+        let one = C64::new(1.0, 0.0);
+        let c = |v: f64| C64::new(v, 0.0);
+        let h = Homotopy::from_affine_terms(
+            2,
+            vec![
+                vec![
+                    (one, vec![1, 0], 0.0),
+                    (one, vec![0, 1], 0.0),
+                    (c(-2.0), vec![0, 0], 0.0),
+                ],
+                vec![
+                    (one, vec![1, 0], 0.0),
+                    (one, vec![0, 1], 0.0),
+                    (c(eps), vec![0, 1], 0.0),
+                    (c(-2.0), vec![0, 0], 0.0),
+                    (c(-2.0 * eps), vec![0, 0], 0.0),
+                    (c(eps), vec![0, 0], 1.0),
+                ],
+            ],
+        );
+        let dd = DdHomotopy::new(&h).expect("polynomial");
+        let tau0 = -1e-6f64;
+        let t0 = tau0.exp();
+        let mut y0 = [c(t0), c(2.0 - t0), one];
+        let norm = y0.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        y0.iter_mut().for_each(|z| *z /= norm);
+        let end = track_near_one(&dd, None, &y0, tau0, 0.0, DD_ETA_TARGET);
+        assert!(end.reached, "{}", end.reason);
+        let (x, y) = (end.y[0] / end.y[2], end.y[1] / end.y[2]);
+        // κ·1e-32 ≈ 1e-12 is as close as double-double determines the root.
+        assert!(
+            (x - one).norm() < 1e-9 && (y - one).norm() < 1e-9,
+            "({x}, {y})"
+        );
+    }
 }
