@@ -958,7 +958,7 @@ fn qr_conds(cpu: &mut CpuBackend, pts: &Points<'_>, n: usize) -> Vec<f64> {
 /// the device buffers bit for bit equal to the first. Every other trial first solves with
 /// Gauss–Jordan and switches to QR on the loaded homotopy (the buffers gain the QR
 /// workspace), and the two routes agree within the same tolerance.
-/// (Ignored from session 9 to 17: it hung on the H200 until the `sc` buffer fix of session
+/// (Ignored in sessions 9–16: it hung on the H200 until the `sc` buffer fix of session
 /// 16, then failed on its `cond` reference, the CPU backend's LU pivot ratio since session
 /// 13; the reference is now the CPU's QR route, [`qr_conds`].)
 #[test]

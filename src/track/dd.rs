@@ -368,9 +368,7 @@ mod tests {
         let dd = DdHomotopy::new(&h).expect("polynomial");
         let tau0 = -1e-6f64;
         let t0 = tau0.exp();
-        let mut y0 = [c(t0), c(2.0 - t0), one];
-        let norm = y0.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
-        y0.iter_mut().for_each(|z| *z /= norm);
+        let y0 = [c(t0), c(2.0 - t0), one]; // normalized by `track_near_one`
         let end = track_near_one(&dd, None, &y0, tau0, 0.0, DD_ETA_TARGET);
         assert!(end.reached, "{}", end.reason);
         let (x, y) = (end.y[0] / end.y[2], end.y[1] / end.y[2]);
