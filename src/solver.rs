@@ -277,10 +277,9 @@ pub fn solve(
             .filter(|p| seen.insert(*p))
             .collect();
         before.extend(tally.snapshot(&new));
-        // Tighter steps, and in the last round double-double residuals all along the path.
-        let mut tracker = opts
-            .tracker
-            .tightened(attempt.min(RECOVERY_ROUNDS - 1) as u32);
+        // Tighter steps each round, and in the last round double-double residuals all along
+        // the path; the extra rounds as the last.
+        let mut tracker = opts.tracker.tightened(attempt.min(RECOVERY_ROUNDS) as u32);
         if attempt >= RECOVERY_ROUNDS {
             tracker.residual = Residual::DoubleDouble;
         }
@@ -359,9 +358,19 @@ pub fn verify_diverging_max(paths: u64) -> u64 {
     (paths / 256).max(64)
 }
 
-/// Rounds of re-tracking for suspect paths: two with tighter steps (each tighter than the
-/// last), then one as tight as the second with double-double residuals at every Newton
-/// correction of the path ([`Residual::DoubleDouble`]).
+/// Rounds of re-tracking for suspect paths, round `k` with the predictor error target
+/// `1e-6/100^k` ([`TrackerOptions::tightened`]), the last also with double-double residuals
+/// at every Newton correction of the path ([`Residual::DoubleDouble`]).
+///
+/// The last round's 1e-12 (1e-10 until session 18, as tight as the second round): chandra-16
+/// (seed 1) has two sheets that pass each other at s ≈ 26.79, far from t = 1. The path on
+/// one of them (31675) heads there towards a coordinate point (its other coordinates fall
+/// from 1e-2 to 2e-9 of the largest within Δs ≈ 0.2; condition 1.6e5 in its cell's
+/// coordinates); the path on the other (31677, another cell, condition 11 in its
+/// coordinates) crossed over to the first one's sheet at every target down to 1e-10, in
+/// double and in double-double, and both ended on one solution, its own root lost. At 1e-12
+/// and 1e-14 all three paths involved (9266, 31675, 31677) end on three distinct solutions,
+/// and so does 31677 tracked in double-double from s = 40 with the target 1e-13.
 pub const RECOVERY_ROUNDS: u8 = 3;
 
 /// Rounds after [`RECOVERY_ROUNDS`], with its settings, for paths that no round has tracked

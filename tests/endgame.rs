@@ -531,3 +531,68 @@ fn paths_stalled_near_t_1_reach_their_huge_norm_solutions() {
         assert!(e.refined_dd, "path {}", e.path);
     }
 }
+
+/// chandra-16, seed 1, paths 9266, 31675 and 31677 (three cells). At s ≈ 26.79, far from
+/// t = 1, the sheets of 31675 and 31677 pass each other: 31675 heads towards a coordinate
+/// point (its other coordinates fall to 2e-9 of the largest within Δs ≈ 0.2) and 31677, at
+/// condition 11 in its own cell's coordinates, crossed over to 31675's sheet with every
+/// predictor target down to 1e-10 (and 31675 onto 9266's with the first pass's). Both then
+/// ended on one solution of norm 3.3e6 and the run lost 31677's (norm 1.5e5): the full run
+/// found 32,767 of 32,768 on both backends. The last recovery round's target of 1e-12
+/// (`solver::RECOVERY_ROUNDS`) keeps the three paths on three distinct solutions.
+#[test]
+fn sheets_passing_each_other_far_from_t_1_keep_their_solutions() {
+    let sys = shipped("chandra16");
+    let mut backend = CpuBackend::new(2).unwrap();
+    let opts = SolveOptions {
+        seed: 1,
+        only: Some(vec![9266, 31675, 31677]),
+        ..Default::default()
+    };
+    let (s, ends) = solve_collect(&sys, &opts, &mut backend).unwrap();
+    eprintln!(
+        "retracked {} recovered {} duplicate paths {} in {:.1} s",
+        s.retracked, s.recovered, s.duplicate_paths, s.seconds
+    );
+    assert_eq!(s.paths, 32768);
+    assert_eq!((s.nonsingular, s.at_infinity, s.failed), (3, 0, 0));
+    assert_eq!(s.duplicate_paths, 0);
+    assert_eq!(s.solutions.len(), 3, "three distinct solutions");
+    assert!(s.retracked >= 2, "the pair is re-tracked");
+    let mut last: Vec<&Endpoint> = Vec::new();
+    for e in &ends {
+        last.retain(|l| l.path != e.path);
+        last.push(e);
+    }
+    assert_eq!(last.len(), 3);
+    for e in &last {
+        let x = e.coordinates.as_ref().expect("finite");
+        let r = sys.relative_residual(x);
+        eprintln!(
+            "path {}: norm {:.2e}, residual {r:.1e}",
+            e.path,
+            norm_inf(x)
+        );
+        assert!(r < 1e-15, "path {}: residual {r:.1e}", e.path);
+    }
+    for (i, a) in last.iter().enumerate() {
+        for b in &last[i + 1..] {
+            let (xa, xb) = (
+                a.coordinates.as_ref().unwrap(),
+                b.coordinates.as_ref().unwrap(),
+            );
+            let d = xa
+                .iter()
+                .zip(xb)
+                .map(|(u, v)| (u - v).norm())
+                .fold(0.0, f64::max);
+            let scale = norm_inf(xa).max(norm_inf(xb));
+            assert!(
+                d > 1e-3 * scale,
+                "paths {} and {} end together",
+                a.path,
+                b.path
+            );
+        }
+    }
+}
