@@ -390,7 +390,7 @@ impl Tally {
     /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
     /// paths that failed: the candidates for re-tracking. Paths at infinity are not among
     /// them, even those that stalled or where Newton did not converge: re-tracking those
-    /// (tighter steps, up to 16× the steps, the last round in double-double) made cyclic-10's
+    /// (tighter steps, up to 64× the steps, the last round in double-double) made cyclic-10's
     /// recovery take minutes (session 9).
     pub fn suspects(&self) -> Vec<u64> {
         let mut out: Vec<u64> = self
