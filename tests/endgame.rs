@@ -559,13 +559,9 @@ fn sheets_passing_each_other_far_from_t_1_keep_their_solutions() {
     assert_eq!(s.duplicate_paths, 0);
     assert_eq!(s.solutions.len(), 3, "three distinct solutions");
     assert!(s.retracked >= 2, "the pair is re-tracked");
-    let mut last: Vec<&Endpoint> = Vec::new();
+    // `solve_collect` keeps each path's last endpoint.
+    assert_eq!(ends.len(), 3);
     for e in &ends {
-        last.retain(|l| l.path != e.path);
-        last.push(e);
-    }
-    assert_eq!(last.len(), 3);
-    for e in &last {
         let x = e.coordinates.as_ref().expect("finite");
         let r = sys.relative_residual(x);
         eprintln!(
@@ -575,8 +571,8 @@ fn sheets_passing_each_other_far_from_t_1_keep_their_solutions() {
         );
         assert!(r < 1e-15, "path {}: residual {r:.1e}", e.path);
     }
-    for (i, a) in last.iter().enumerate() {
-        for b in &last[i + 1..] {
+    for (i, a) in ends.iter().enumerate() {
+        for b in &ends[i + 1..] {
             let (xa, xb) = (
                 a.coordinates.as_ref().unwrap(),
                 b.coordinates.as_ref().unwrap(),
