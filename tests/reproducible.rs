@@ -7,6 +7,7 @@ use pathtrack::post::Status;
 use pathtrack::report::solution_line;
 use pathtrack::solver::{solve, SolveOptions, StartKind};
 use pathtrack::system::{self, System};
+use pathtrack::track::PARALLEL_ADVANCE;
 
 fn shipped(name: &str) -> System {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -43,6 +44,19 @@ fn same_seed_same_bits_any_thread_count() {
     assert_eq!(b, c);
     let d = run(&sys, 43, 2);
     assert_ne!(a.1, d.1, "a different seed must give a different run");
+}
+
+/// cyclic-7's 924 paths: its rounds are large enough ([`PARALLEL_ADVANCE`]) for the
+/// tracker to advance the paths on the pool, and the bits must not depend on it.
+#[test]
+fn same_bits_when_a_round_advances_its_paths_on_the_pool() {
+    let sys = shipped("cyclic7");
+    let a = run(&sys, 7, 1);
+    let b = run(&sys, 7, 2);
+    let c = run(&sys, 7, 3);
+    assert!(a.1.len() == 924 && 924 >= PARALLEL_ADVANCE, "{}", a.1.len());
+    assert_eq!(a, b);
+    assert_eq!(a, c);
 }
 
 fn solutions(sys: &System, seed: u64) -> Vec<Vec<C64>> {

@@ -9,6 +9,7 @@ use crate::eval::{cpu as eval_cpu, EvalLayout, Points, Residual};
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// From this τ on (t ≥ e^{−1}; on a Cauchy loop, Re τ), at projective points, the residual
 /// column of the extended Jacobian may be recomputed in double-double
@@ -104,7 +105,7 @@ pub const CHUNK: usize = 32;
 /// each. The CPU backend is this; the CUDA backend uses it for rounds too small for the
 /// device, for ill-conditioned points near t = 1 and for the resident slots' host rounds.
 pub struct HostDirections {
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
     /// Buffers of rounds run on the calling thread.
     scratch: ChunkScratch,
 }
@@ -117,13 +118,18 @@ impl HostDirections {
             .build()
             .map_err(|e| Error::Internal(format!("thread pool: {e}")))?;
         Ok(HostDirections {
-            pool,
+            pool: Arc::new(pool),
             scratch: ChunkScratch::default(),
         })
     }
 
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
+    }
+
+    /// The pool the directions run on (the tracker advances a round's paths on it too).
+    pub fn pool(&self) -> Arc<rayon::ThreadPool> {
+        Arc::clone(&self.pool)
     }
 
     /// Euler and Newton directions and condition estimates of every point of `pts`.
@@ -136,13 +142,13 @@ impl HostDirections {
         let spread = chunks < self.threads() && pts.len() >= POINTS_IN_PARALLEL;
         if chunks <= 1 {
             let s = &mut self.scratch;
-            let pool = spread.then_some(&self.pool);
+            let pool = spread.then_some(&*self.pool);
             directions_chunk(
                 layout, pts, 0, size, s, out.euler, out.newton, out.cond, pool,
             );
             return;
         }
-        let pool = &self.pool;
+        let pool: &rayon::ThreadPool = &self.pool;
         pool.install(|| {
             out.euler
                 .par_chunks_mut(size * nh)
@@ -223,6 +229,10 @@ impl Backend for CpuBackend {
             );
         });
         Ok(())
+    }
+
+    fn host_pool(&self) -> Option<Arc<rayon::ThreadPool>> {
+        Some(self.host.pool())
     }
 
     fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {

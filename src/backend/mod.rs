@@ -45,6 +45,11 @@ pub trait Backend: Send {
     fn resident(&mut self) -> Option<&mut dyn crate::track::resident::ResidentTracker> {
         None
     }
+    /// The host threads the tracker may use to advance a round's paths (the CPU backend's
+    /// pool, so that `--threads` bounds them too); `None`: on the calling thread.
+    fn host_pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+        None
+    }
 }
 
 /// Copies the rows of one point's extended Jacobian into the direction system

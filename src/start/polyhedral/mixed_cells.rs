@@ -14,7 +14,7 @@
 use super::exact::{self, Overflow};
 use super::lifting::{Lifting, Supports};
 use super::lp::{self, Lp, LpResult, Witness};
-use super::ordered_dfs::{ordered_dfs, Expand};
+use super::ordered_dfs::{ordered_dfs, Expand, JobLimits};
 use super::tableau::{Data, Tableau, Tight};
 use super::tropical::{self, Homotopy};
 use super::CellError;
@@ -1350,7 +1350,8 @@ fn enumerate(
     if let Some(hom) = &hom {
         // one traversal from the root, split between the threads by work donation
         let steps = TropicalSteps { ctx: &ctx, hom };
-        ordered_dfs(hom.root(), threads, 4 * threads, &stop, &steps, &mut |c| {
+        let limits = JobLimits::for_threads(threads);
+        ordered_dfs(hom.root(), threads, limits, &stop, &steps, &mut |c| {
             deliver(c, &mut stats)
         })?;
     } else {

@@ -4,7 +4,7 @@
 //! **Sequential order.** One stack: pop the top, expand it (it may emit outputs and push
 //! its children, first child on top). The outputs come in preorder.
 //!
-//! **Jobs.** A job is a stack: it runs the loop above for at most [`JOB_STEPS`]
+//! **Jobs.** A job is a stack: it runs the loop above for at most `job_steps`
 //! expansions, then its remaining stack becomes a new *open* job. The jobs form a list in
 //! stream order, and every way of cutting a stack keeps it: a finished job's continuation
 //! is inserted right after it; an open job `[s_1, …, s_r]` (`s_1` on top, first in order)
@@ -18,7 +18,7 @@
 //! always can, so the stream progresses), and a worker takes the first open one. A worker
 //! that finds none asks the running jobs of the window to give away a state (an atomic flag
 //! per worker, read after every expansion). So all workers stay near the front of the
-//! stream and at most `window` jobs' outputs (`≤ window × JOB_STEPS` expansions) wait for
+//! stream and at most `window` jobs' outputs (`≤ window × job_steps` expansions) wait for
 //! delivery; the states far ahead stay unexpanded on the stacks of open jobs.
 //!
 //! **Errors and stopping.** An error ends its job (its continuation is dropped); the caller
@@ -29,9 +29,27 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 
-/// Expansions per job (~2.5 ms of tropical homotopy steps): long enough to make the
-/// lock negligible, short enough to keep every worker near the front of the stream.
-const JOB_STEPS: usize = 1024;
+/// How the traversal is cut into jobs: `window` jobs from the head of the stream may run,
+/// each for at most `job_steps` expansions before its stack becomes an open job again.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct JobLimits {
+    pub(super) window: usize,
+    pub(super) job_steps: usize,
+}
+
+impl JobLimits {
+    /// The limits for `threads` workers: a window of `16 × threads` jobs of 16,384
+    /// expansions (~40 ms of tropical homotopy steps). Measured on the 16-core device
+    /// machine (docs/mixed-cells.md): with `4 × threads` jobs of 1,024 expansions the
+    /// workers ran out of open jobs, asked for single states 240 k times on cyclic-14 and
+    /// sat idle a third of the time (11.6 s); these limits took it to ~6 s.
+    pub(super) fn for_threads(threads: usize) -> JobLimits {
+        JobLimits {
+            window: 16 * threads.max(1),
+            job_steps: 16_384,
+        }
+    }
+}
 
 /// Expands one state: emits its outputs (`emit` returns `Break` to stop) and pushes its
 /// children onto `children` in traversal order (the first child is visited first).
@@ -126,17 +144,19 @@ struct Pool<S, C, E> {
     to_workers: Condvar,
     /// Jobs from the head that may be taken.
     window: usize,
+    /// Expansions per job.
+    job_steps: usize,
     /// Per worker: some idle worker asks it for a state.
     asked: Vec<AtomicBool>,
 }
 
 /// Traverses the tree below `root` on `threads` workers (`≤ 1`: on the calling thread),
 /// handing the outputs to `deliver` on the calling thread in the sequential order.
-/// Only the first `window` jobs of the stream may run (see the module doc).
+/// Only the first `limits.window` jobs of the stream may run (see the module doc).
 pub(super) fn ordered_dfs<S, C, E, X>(
     root: S,
     threads: usize,
-    window: usize,
+    limits: JobLimits,
     stop: &AtomicBool,
     x: &X,
     deliver: &mut dyn FnMut(C) -> ControlFlow<()>,
@@ -184,7 +204,8 @@ where
         shared: Mutex::new(shared),
         to_caller: Condvar::new(),
         to_workers: Condvar::new(),
-        window: window.max(1),
+        window: limits.window.max(1),
+        job_steps: limits.job_steps.max(1),
         asked: (0..threads).map(|_| AtomicBool::new(false)).collect(),
     };
     std::thread::scope(|scope| {
@@ -267,7 +288,7 @@ fn deliver_in_order<S, C, E>(
 }
 
 /// A worker (`me`): takes the first open job of the window, runs it for at most
-/// [`JOB_STEPS`] expansions (donating its bottom state when asked), hands back its outputs
+/// `pool.job_steps` expansions (donating its bottom state when asked), hands back its outputs
 /// and its continuation.
 fn worker<S, C, E, X>(
     pool: &Pool<S, C, E>,
@@ -319,7 +340,7 @@ fn worker<S, C, E, X>(
             }
         };
         let mut error = None;
-        for _ in 0..JOB_STEPS {
+        for _ in 0..pool.job_steps {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
@@ -429,9 +450,14 @@ mod tests {
         window: usize,
         limit: usize,
     ) -> (Vec<u64>, Result<(), u64>) {
+        // short jobs: many continuations, splits and gifts in a small tree
+        let limits = JobLimits {
+            window,
+            job_steps: 256,
+        };
         let stop = AtomicBool::new(false);
         let mut got = Vec::new();
-        let r = ordered_dfs((1, 0), threads, window, &stop, tree, &mut |c| {
+        let r = ordered_dfs((1, 0), threads, limits, &stop, tree, &mut |c| {
             got.push(c);
             if got.len() >= limit {
                 ControlFlow::Break(())
