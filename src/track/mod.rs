@@ -196,7 +196,16 @@ pub fn track_all(
         stats.evaluations += active.len() as u64;
         let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| backend.directions(pts, out);
         let pool = pool.as_deref();
-        round.run(&mut dirs, pool, &mut active, nh, m, &default_lifts, opts, on_end)?;
+        round.run(
+            &mut dirs,
+            pool,
+            &mut active,
+            nh,
+            m,
+            &default_lifts,
+            opts,
+            on_end,
+        )?;
     }
     Ok(stats)
 }
@@ -226,9 +235,9 @@ pub(crate) type DirectionsFn<'a> = dyn FnMut(&Points<'_>, DirectionsOut<'_>) -> 
 
 impl Round {
     /// Gathers the point each path of `active` needs, makes ONE call to `directions`, and
-    /// advances every path with its result (on `pool` for rounds of at least
-    /// [`PARALLEL_ADVANCE`] paths: each path's step is its own, so the threads change no
-    /// bit); finished paths leave `active`, and reach `on_end`, in order.
+    /// advances every path with its result (gathering and advancing on `pool` for rounds of
+    /// at least [`PARALLEL_ADVANCE`] paths: each path's step is its own, so the threads
+    /// change no bit); finished paths leave `active`, and reach `on_end`, in order.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
@@ -252,16 +261,53 @@ impl Round {
         self.residual.resize(p, Residual::Adaptive);
         let own_lifts = active.iter().any(|s| s.lifts.is_some());
         self.lifts.resize(if own_lifts { p * m } else { 0 }, 0.0);
-        for (i, s) in active.iter().enumerate() {
-            self.ys[i * nh..(i + 1) * nh].copy_from_slice(&s.eval_y);
-            self.taus[i] = s.eval_tau;
-            self.logs[i] = s.is_log();
-            self.residual[i] = s.residual(opts);
-            if own_lifts {
-                let row = &mut self.lifts[i * m..(i + 1) * m];
-                match &s.lifts {
-                    Some(l) => row.copy_from_slice(l),
-                    None => row.copy_from_slice(default_lifts),
+        let pool = pool.filter(|pool| p >= PARALLEL_ADVANCE && pool.current_num_threads() > 1);
+        // Per path: its point, τ, coordinates, residual and (polyhedral) lifts.
+        let point =
+            |s: &PathState, y: &mut [C64], tau: &mut C64, log: &mut bool, r: &mut Residual| {
+                y.copy_from_slice(&s.eval_y);
+                *tau = s.eval_tau;
+                *log = s.is_log();
+                *r = s.residual(opts);
+            };
+        let lifts = |s: &PathState, row: &mut [f64]| match &s.lifts {
+            Some(l) => row.copy_from_slice(l),
+            None => row.copy_from_slice(default_lifts),
+        };
+        match pool {
+            Some(pool) => {
+                use rayon::prelude::*;
+                pool.install(|| {
+                    active
+                        .par_iter()
+                        .zip(self.ys.par_chunks_mut(nh))
+                        .zip(self.taus.par_iter_mut())
+                        .zip(self.logs.par_iter_mut())
+                        .zip(self.residual.par_iter_mut())
+                        .with_min_len(ADVANCE_GRAIN)
+                        .for_each(|((((s, y), t), l), r)| point(s, y, t, l, r));
+                    if own_lifts {
+                        active
+                            .par_iter()
+                            .zip(self.lifts.par_chunks_mut(m))
+                            .with_min_len(ADVANCE_GRAIN)
+                            .for_each(|(s, row)| lifts(s, row));
+                    }
+                });
+            }
+            None => {
+                for (i, s) in active.iter().enumerate() {
+                    let y = &mut self.ys[i * nh..(i + 1) * nh];
+                    point(
+                        s,
+                        y,
+                        &mut self.taus[i],
+                        &mut self.logs[i],
+                        &mut self.residual[i],
+                    );
+                    if own_lifts {
+                        lifts(s, &mut self.lifts[i * m..(i + 1) * m]);
+                    }
                 }
             }
         }
@@ -286,7 +332,7 @@ impl Round {
             s.advance(&eu[r.clone()], &ne[r], co[i], opts)
         };
         let ends: Vec<Option<PathEnd>> = match pool {
-            Some(pool) if p >= PARALLEL_ADVANCE && pool.current_num_threads() > 1 => {
+            Some(pool) => {
                 use rayon::prelude::*;
                 pool.install(|| {
                     active
@@ -299,14 +345,18 @@ impl Round {
             }
             _ => active.iter_mut().enumerate().map(step).collect(),
         };
-        let mut keep = Vec::with_capacity(p);
-        for (s, end) in active.drain(..).zip(ends) {
-            match end {
-                Some(end) => on_end(end)?,
-                None => keep.push(s),
+        // Ended paths leave in order (the others stay where they are: no moves for most).
+        let mut ends = ends.into_iter();
+        let mut handed = Ok(());
+        active.retain(|_| match ends.next().flatten() {
+            Some(end) => {
+                if handed.is_ok() {
+                    handed = on_end(end);
+                }
+                false
             }
-        }
-        *active = keep;
-        Ok(())
+            None => true,
+        });
+        handed
     }
 }

@@ -188,7 +188,16 @@ pub fn track_resident(
         t_launch += (t1 - t0).as_secs_f64();
         if !host.is_empty() {
             let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| rt.host_directions(pts, out);
-            round.run(&mut dirs, None, &mut host, nh, m, &default_lifts, opts, on_end)?;
+            round.run(
+                &mut dirs,
+                None,
+                &mut host,
+                nh,
+                m,
+                &default_lifts,
+                opts,
+                on_end,
+            )?;
             stats.rounds += 1;
             stats.evaluations += host.len() as u64;
             host_evals += host.len() as u64;
