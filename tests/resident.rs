@@ -90,3 +90,28 @@ fn resident_total_degree_solves_find_every_solution() {
     check("katsura6", StartKind::TotalDegree, 1, 64);
     check("noon4", StartKind::TotalDegree, 1, 73);
 }
+
+/// The host steps its endgame paths in groups, each on one thread for several rounds
+/// (`track::resident::HOST_GROUP`): the groups are cut from the order of the paths alone,
+/// so 1 and 3 threads give the same bits (chandra-9: about half of its paths reach the host
+/// in the endgame zone).
+#[test]
+fn resident_host_groups_give_the_same_bits_on_any_thread_count() {
+    let sys = shipped("chandra9");
+    let run = |threads: usize| {
+        let mut b = HostResident::new(threads).unwrap();
+        let opts = SolveOptions {
+            seed: 2,
+            ..Default::default()
+        };
+        let (s, eps) = solve_collect(&sys, &opts, &mut b).unwrap();
+        let lines: Vec<String> = eps
+            .iter()
+            .map(|e| pathtrack::report::solution_line(e).to_string())
+            .collect();
+        (s.nonsingular, s.failed, lines)
+    };
+    let one = run(1);
+    assert_eq!((one.0, one.1), (256, 0), "{:?}", (one.0, one.1));
+    assert!(one == run(3));
+}

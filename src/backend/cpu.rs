@@ -197,6 +197,11 @@ impl CpuBackend {
         self.host.threads()
     }
 
+    /// The loaded homotopy's layout and the pool (for host paths stepped in groups).
+    pub fn host_engine(&self) -> Option<(&EvalLayout, Arc<rayon::ThreadPool>)> {
+        Some((self.layout.as_ref()?, self.host.pool()))
+    }
+
     fn layout(&self) -> Result<&EvalLayout> {
         self.layout
             .as_ref()
@@ -245,7 +250,7 @@ impl Backend for CpuBackend {
     }
 }
 
-/// Buffers of one chunk's evaluation and solves.
+/// Buffers of one chunk's evaluation and solves (one per thread).
 #[derive(Default)]
 pub struct ChunkScratch {
     eval: eval_cpu::Scratch,
@@ -259,6 +264,28 @@ pub struct ChunkScratch {
 /// when one is given (rounds with fewer chunks than threads: the tail of a run, where a
 /// few hard paths are left), in order otherwise. A point's result is the same either way
 /// (its solve reads only its own rows).
+/// The directions of `pts` on the calling thread, in the chunks [`HostDirections::run`]
+/// would cut (a point's bits are the same as there): for groups of paths that a thread
+/// steps on its own ([`crate::track::resident`]'s host paths).
+pub fn directions_alone(
+    layout: &EvalLayout,
+    pts: &Points<'_>,
+    out: DirectionsOut<'_>,
+    s: &mut ChunkScratch,
+) {
+    let nh = layout.nh;
+    let size = chunk_size(pts.len());
+    for (c, ((eu, ne), co)) in out
+        .euler
+        .chunks_mut(size * nh)
+        .zip(out.newton.chunks_mut(size * nh))
+        .zip(out.cond.chunks_mut(size))
+        .enumerate()
+    {
+        directions_chunk(layout, pts, c, size, s, eu, ne, co, None);
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn directions_chunk(
     layout: &EvalLayout,

@@ -10,7 +10,7 @@
 use super::{cuda_err, grid1, i32_of, CudaBackend, PointKinds, SolveOperands};
 use crate::backend::DirectionsOut;
 use crate::error::{Error, Result};
-use crate::eval::Points;
+use crate::eval::{EvalLayout, Points};
 use crate::gpu::DBuf;
 use crate::track::path::{
     LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
@@ -21,6 +21,7 @@ use crate::track::resident::{compaction_moves, ResidentTracker, SlotExit, ZONE_C
 use crate::track::{StartPoint, TrackerOptions};
 use cudarc::driver::{DeviceRepr, PushKernelArg};
 use num_complex::Complex64 as C64;
+use std::sync::Arc;
 
 /// Endgame samples per slot (`RT_SAMPLES` in kernels/track.cu, defined from this).
 pub(super) const SAMPLES: usize = 4;
@@ -764,6 +765,10 @@ impl ResidentTracker for CudaBackend {
         };
         self.host.run(&l.layout, pts, out);
         Ok(())
+    }
+
+    fn host_engine(&self) -> Option<(&EvalLayout, Arc<rayon::ThreadPool>)> {
+        Some((&self.loaded.as_ref()?.layout, self.host.pool()))
     }
 }
 

@@ -8,7 +8,7 @@ use super::{ResidentTracker, SlotExit};
 use crate::backend::cpu::CpuBackend;
 use crate::backend::{Backend, DirectionsOut};
 use crate::error::{Error, Result};
-use crate::eval::{Points, Residual};
+use crate::eval::{EvalLayout, Points, Residual};
 use crate::homotopy::Homotopy;
 use crate::track::{StartPoint, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -169,6 +169,10 @@ impl ResidentTracker for HostResident {
 
     fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
         self.cpu.directions(pts, out)
+    }
+
+    fn host_engine(&self) -> Option<(&EvalLayout, Arc<rayon::ThreadPool>)> {
+        self.cpu.host_engine()
     }
 
     /// The device's policy (no grain: every compaction is exercised here).

@@ -12,7 +12,8 @@
 //!   the point where the path entered the zone.
 //!
 //! While the slots run `ITERATIONS` iterations, the host advances its own (endgame) paths
-//! by one round on the host's cores, so both sides work at once. The per-slot step machine
+//! on the host's cores, so both sides work at once: in groups of [`HOST_GROUP`] paths, each
+//! group a few rounds on one thread ([`step_in_groups`]). The per-slot step machine
 //! is [`slot::Slot`]; [`host::HostResident`] runs it on the CPU (the reference the device
 //! kernel is checked against, and what the tests exercise without a GPU).
 
@@ -20,9 +21,10 @@ pub mod host;
 pub mod slot;
 
 use super::{PathEnd, PathState, Round, StartPoint, TrackCode, TrackStats, TrackerOptions};
+use crate::backend::cpu::{directions_alone, ChunkScratch};
 use crate::backend::DirectionsOut;
 use crate::error::Result;
-use crate::eval::Points;
+use crate::eval::{EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
 use std::sync::Arc;
@@ -43,6 +45,86 @@ pub const ITERATIONS: u32 = 16;
 /// move to the host tracker (a device iteration for a handful of paths costs more than
 /// their work on one core).
 pub const TAIL: usize = 32;
+
+/// Host paths per group: each group is stepped by one thread, [`HOST_STEPS_BESIDE_SLOTS`]
+/// or [`HOST_STEPS_ALONE`] rounds per loop, without waiting for the others. One round of
+/// all host paths per loop (chandra-12 on the H200: ~75 paths, 16,565 rounds, two
+/// fork-joins each) kept the 16 cores mostly waiting on each other.
+pub const HOST_GROUP: usize = 4;
+/// Rounds per group per loop while slots are iterating.
+pub const HOST_STEPS_BESIDE_SLOTS: u32 = 4;
+/// Rounds per group per loop once the slots are empty (the host's tail).
+pub const HOST_STEPS_ALONE: u32 = 16;
+
+/// Steps the host's paths in groups of [`HOST_GROUP`] (in order) on `pool`, `steps`
+/// rounds each; returns the paths that ended (group by group, each group's in the order they
+/// ended) and the (evaluations, rounds) done. The groups are cut from the order of `host`
+/// alone and each group's rounds see only its paths, so the threads change no bit.
+#[allow(clippy::too_many_arguments)]
+fn step_in_groups(
+    layout: &EvalLayout,
+    pool: &rayon::ThreadPool,
+    host: &mut Vec<PathState>,
+    steps: u32,
+    nh: usize,
+    m: usize,
+    default_lifts: &[f64],
+    opts: &TrackerOptions,
+) -> Result<(Vec<PathEnd>, u64, u64)> {
+    use rayon::prelude::*;
+    let mut groups: Vec<Vec<PathState>> = Vec::with_capacity(host.len().div_ceil(HOST_GROUP));
+    let mut paths = std::mem::take(host).into_iter().peekable();
+    while paths.peek().is_some() {
+        groups.push(paths.by_ref().take(HOST_GROUP).collect());
+    }
+    type GroupResult = Result<(Vec<PathEnd>, u64, u64)>;
+    let results: Vec<GroupResult> = pool.install(|| {
+        groups
+            .par_iter_mut()
+            .with_max_len(1)
+            .map_init(ChunkScratch::default, |scratch, group| {
+                let mut round = Round::default();
+                let mut ends = Vec::new();
+                let (mut evaluations, mut rounds) = (0u64, 0u64);
+                for _ in 0..steps {
+                    if group.is_empty() {
+                        break;
+                    }
+                    evaluations += group.len() as u64;
+                    rounds += 1;
+                    let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
+                        directions_alone(layout, pts, out, scratch);
+                        Ok(())
+                    };
+                    let mut ended = |e: PathEnd| {
+                        ends.push(e);
+                        Ok(())
+                    };
+                    round.run(
+                        &mut dirs,
+                        None,
+                        group,
+                        nh,
+                        m,
+                        default_lifts,
+                        opts,
+                        &mut ended,
+                    )?;
+                }
+                Ok((ends, evaluations, rounds))
+            })
+            .collect()
+    });
+    let (mut ends, mut evaluations, mut rounds) = (Vec::new(), 0, 0);
+    for r in results {
+        let (e, ev, ro) = r?;
+        ends.extend(e);
+        evaluations += ev;
+        rounds = rounds.max(ro);
+    }
+    *host = groups.into_iter().flatten().collect();
+    Ok((ends, evaluations, rounds))
+}
 
 /// What a slot gives back when its path leaves.
 #[derive(Clone, Debug)]
@@ -81,6 +163,12 @@ pub trait ResidentTracker {
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>>;
     /// The directions of the host's own paths (on the host's cores).
     fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()>;
+    /// The homotopy's layout and the host's pool, where the host's paths can be stepped in
+    /// independent groups ([`HOST_GROUP`]); `None`: one [`Round`] per loop through
+    /// [`ResidentTracker::host_directions`].
+    fn host_engine(&self) -> Option<(&EvalLayout, Arc<rayon::ThreadPool>)> {
+        None
+    }
     /// Moves active paths into lower empty slots when few are left (so that iterations
     /// cover fewer slots); returns the moves `(from, to)`. Called after a collection once
     /// no start points are left.
@@ -187,20 +275,38 @@ pub fn track_resident(
         let t1 = std::time::Instant::now();
         t_launch += (t1 - t0).as_secs_f64();
         if !host.is_empty() {
-            let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| rt.host_directions(pts, out);
-            round.run(
-                &mut dirs,
-                None,
-                &mut host,
-                nh,
-                m,
-                &default_lifts,
-                opts,
-                on_end,
-            )?;
-            stats.rounds += 1;
-            stats.evaluations += host.len() as u64;
-            host_evals += host.len() as u64;
+            let steps = if resident > 0 && !evict {
+                HOST_STEPS_BESIDE_SLOTS
+            } else {
+                HOST_STEPS_ALONE
+            };
+            if let Some((layout, pool)) = rt.host_engine() {
+                let (ends, evaluations, rounds) =
+                    step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?;
+                for end in ends {
+                    on_end(end)?;
+                }
+                stats.rounds += rounds;
+                stats.evaluations += evaluations;
+                host_evals += evaluations;
+            } else {
+                let evaluations = host.len() as u64;
+                let mut dirs =
+                    |pts: &Points<'_>, out: DirectionsOut<'_>| rt.host_directions(pts, out);
+                round.run(
+                    &mut dirs,
+                    None,
+                    &mut host,
+                    nh,
+                    m,
+                    &default_lifts,
+                    opts,
+                    on_end,
+                )?;
+                stats.rounds += 1;
+                stats.evaluations += evaluations;
+                host_evals += evaluations;
+            }
         }
         let t2 = std::time::Instant::now();
         t_host += (t2 - t1).as_secs_f64();
