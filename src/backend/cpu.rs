@@ -258,12 +258,6 @@ pub struct ChunkScratch {
     point: LuScratch,
 }
 
-/// Directions of chunk `c` (points `c·size ..`) of `pts` into `eu`, `ne`, `co` (the chunk's
-/// slices of the outputs): the chunk's extended Jacobians in one evaluation, then each
-/// point's solve (and double-double residual where it needs one) — on `pool` in parallel
-/// when one is given (rounds with fewer chunks than threads: the tail of a run, where a
-/// few hard paths are left), in order otherwise. A point's result is the same either way
-/// (its solve reads only its own rows).
 /// The directions of `pts` on the calling thread, in the chunks [`HostDirections::run`]
 /// would cut (a point's bits are the same as there): for groups of paths that a thread
 /// steps on its own ([`crate::track::resident`]'s host paths).
@@ -286,6 +280,12 @@ pub fn directions_alone(
     }
 }
 
+/// Directions of chunk `c` (points `c·size ..`) of `pts` into `eu`, `ne`, `co` (the chunk's
+/// slices of the outputs): the chunk's extended Jacobians in one evaluation, then each
+/// point's solve (and double-double residual where it needs one) — on `pool` in parallel
+/// when one is given (rounds with fewer chunks than threads: the tail of a run, where a
+/// few hard paths are left), in order otherwise. A point's result is the same either way
+/// (its solve reads only its own rows).
 #[allow(clippy::too_many_arguments)]
 fn directions_chunk(
     layout: &EvalLayout,
