@@ -182,6 +182,7 @@ pub fn track_all(
     let mut exhausted = false;
     let mut round = Round::default();
     let pool = backend.host_pool();
+    let pool = pool.as_deref();
     loop {
         while !exhausted && active.len() < opts.batch {
             match starts.next() {
@@ -195,7 +196,6 @@ pub fn track_all(
         stats.rounds += 1;
         stats.evaluations += active.len() as u64;
         let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| backend.directions(pts, out);
-        let pool = pool.as_deref();
         round.run(
             &mut dirs,
             pool,

@@ -8,9 +8,8 @@
 //! the host's cores, while the device iterates.
 
 use super::{cuda_err, grid1, i32_of, CudaBackend, PointKinds, SolveOperands};
-use crate::backend::DirectionsOut;
 use crate::error::{Error, Result};
-use crate::eval::{EvalLayout, Points};
+use crate::eval::EvalLayout;
 use crate::gpu::DBuf;
 use crate::track::path::{
     LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
@@ -757,18 +756,13 @@ impl ResidentTracker for CudaBackend {
         ))
     }
 
-    fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
+    fn host_engine(&self) -> Result<(&EvalLayout, Arc<rayon::ThreadPool>)> {
         let Some(l) = self.loaded.as_ref() else {
             return Err(Error::Internal(
                 "resident slots used before set_homotopy".into(),
             ));
         };
-        self.host.run(&l.layout, pts, out);
-        Ok(())
-    }
-
-    fn host_engine(&self) -> Option<(&EvalLayout, Arc<rayon::ThreadPool>)> {
-        Some((&self.loaded.as_ref()?.layout, self.host.pool()))
+        Ok((&l.layout, self.host.pool()))
     }
 }
 

@@ -167,12 +167,10 @@ impl ResidentTracker for HostResident {
         Ok(out)
     }
 
-    fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
-        self.cpu.directions(pts, out)
-    }
-
-    fn host_engine(&self) -> Option<(&EvalLayout, Arc<rayon::ThreadPool>)> {
-        self.cpu.host_engine()
+    fn host_engine(&self) -> Result<(&EvalLayout, Arc<rayon::ThreadPool>)> {
+        self.cpu
+            .host_engine()
+            .ok_or_else(|| Error::Internal("resident slots used before set_homotopy".into()))
     }
 
     /// The device's policy (no grain: every compaction is exercised here).

@@ -161,14 +161,9 @@ pub trait ResidentTracker {
     /// Waits for the iterations launched; returns the slots whose paths left, in slot
     /// order, and empties them. With `evict`, every active slot leaves too.
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>>;
-    /// The directions of the host's own paths (on the host's cores).
-    fn host_directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()>;
-    /// The homotopy's layout and the host's pool, where the host's paths can be stepped in
-    /// independent groups ([`HOST_GROUP`]); `None`: one [`Round`] per loop through
-    /// [`ResidentTracker::host_directions`].
-    fn host_engine(&self) -> Option<(&EvalLayout, Arc<rayon::ThreadPool>)> {
-        None
-    }
+    /// The homotopy's layout and the host's pool: the host's own (endgame) paths are stepped
+    /// on the host's cores in independent groups ([`HOST_GROUP`], [`step_in_groups`]).
+    fn host_engine(&self) -> Result<(&EvalLayout, Arc<rayon::ThreadPool>)>;
     /// Moves active paths into lower empty slots when few are left (so that iterations
     /// cover fewer slots); returns the moves `(from, to)`. Called after a collection once
     /// no start points are left.
@@ -234,7 +229,6 @@ pub fn track_resident(
     // Free slots, lowest first (popped from the end).
     let mut free: Vec<usize> = (0..slots).rev().collect();
     let mut host: Vec<PathState> = Vec::new();
-    let mut round = Round::default();
     let mut stats = TrackStats::default();
     let mut exhausted = false;
     // Paths that left their slots at `Reached` or failed, handed to `on_end` after the next
@@ -280,33 +274,15 @@ pub fn track_resident(
             } else {
                 HOST_STEPS_ALONE
             };
-            if let Some((layout, pool)) = rt.host_engine() {
-                let (ends, evaluations, rounds) =
-                    step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?;
-                for end in ends {
-                    on_end(end)?;
-                }
-                stats.rounds += rounds;
-                stats.evaluations += evaluations;
-                host_evals += evaluations;
-            } else {
-                let evaluations = host.len() as u64;
-                let mut dirs =
-                    |pts: &Points<'_>, out: DirectionsOut<'_>| rt.host_directions(pts, out);
-                round.run(
-                    &mut dirs,
-                    None,
-                    &mut host,
-                    nh,
-                    m,
-                    &default_lifts,
-                    opts,
-                    on_end,
-                )?;
-                stats.rounds += 1;
-                stats.evaluations += evaluations;
-                host_evals += evaluations;
+            let (layout, pool) = rt.host_engine()?;
+            let (ends, evaluations, rounds) =
+                step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?;
+            for end in ends {
+                on_end(end)?;
             }
+            stats.rounds += rounds;
+            stats.evaluations += evaluations;
+            host_evals += evaluations;
         }
         let t2 = std::time::Instant::now();
         t_host += (t2 - t1).as_secs_f64();
