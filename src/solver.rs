@@ -18,31 +18,42 @@ use std::sync::Arc;
 
 /// Endpoints wait in a [`RefineQueue`] until this many are there…
 const REFINE_BATCH: usize = 256;
-/// …or this long has passed since the queue last went to the observer.
+/// …or this long has passed since the last batch left for refinement.
 const REFINE_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+/// Batches being refined at once, at most; the tracker waits for the oldest beyond this.
+const REFINE_IN_FLIGHT: usize = 32;
 
-/// Endpoints on their way from the tracker to the tally and the observer: the tracker hands
-/// them over one at a time (from its collection loop, where the GPU or the host's tracking
-/// waits), and [`Refiner::process`] (Newton, double-double where needed, condition and rank)
-/// runs on them in parallel, a batch at a time; they reach the tally and the observer in the
-/// order the tracker gave them (so the output stays reproducible). At most
-/// [`REFINE_BATCH`] endpoints, or [`REFINE_WAIT`] of them, are held back.
-struct RefineQueue<'r, 'a> {
+/// Endpoints on their way from the tracker to the tally and the observer. The tracker hands
+/// them over one at a time; a batch of them ([`REFINE_BATCH`] endpoints, or what came in
+/// [`REFINE_WAIT`]) is refined ([`Refiner::process`]: Newton, double-double where needed,
+/// the last stretch of a stalled path tracked in double-double, condition and rank) by a
+/// task on the refinement pool while the tracker goes on. Finished batches reach the tally
+/// and the observer in the order the tracker gave the endpoints, so the output does not
+/// depend on timing.
+///
+/// Until session 20 each batch was refined while the tracker waited: the batch took as long
+/// as its slowest endpoint, and on chandra-12 (2 threads) the tracker waited 1.8 s of 8.7 s
+/// while a few endpoints tracked in double-double kept one thread busy each. On the
+/// device's 16 cores chandra-16 ran with a load average of 3.
+struct RefineQueue<'q, 'r, 'a, 's> {
     refiner: &'r Refiner<'a>,
-    pool: &'r rayon::ThreadPool,
+    scope: &'q rayon::Scope<'s>,
     attempt: u8,
     pending: Vec<crate::track::PathEnd>,
     since: std::time::Instant,
+    /// Batches being refined, oldest first.
+    in_flight: std::collections::VecDeque<std::sync::mpsc::Receiver<Vec<Endpoint>>>,
 }
 
-impl<'r, 'a> RefineQueue<'r, 'a> {
-    fn new(refiner: &'r Refiner<'a>, pool: &'r rayon::ThreadPool, attempt: u8) -> Self {
+impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
+    fn new(refiner: &'r Refiner<'a>, scope: &'q rayon::Scope<'s>, attempt: u8) -> Self {
         RefineQueue {
             refiner,
-            pool,
+            scope,
             attempt,
             pending: Vec::new(),
             since: std::time::Instant::now(),
+            in_flight: std::collections::VecDeque::new(),
         }
     }
 
@@ -54,26 +65,57 @@ impl<'r, 'a> RefineQueue<'r, 'a> {
     ) -> Result<()> {
         self.pending.push(end);
         if self.pending.len() >= REFINE_BATCH || self.since.elapsed() >= REFINE_WAIT {
-            self.flush(tally, obs)?;
+            self.dispatch();
+        }
+        self.report(false, tally, obs)
+    }
+
+    /// Sends the waiting endpoints to be refined.
+    fn dispatch(&mut self) {
+        self.since = std::time::Instant::now();
+        if self.pending.is_empty() {
+            return;
+        }
+        use rayon::prelude::*;
+        let ends = std::mem::take(&mut self.pending);
+        let refiner = self.refiner;
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.scope.spawn(move |_| {
+            let done: Vec<Endpoint> = ends.into_par_iter().map(|e| refiner.process(e)).collect();
+            // The receiver lives until the queue is drained, which waits for this batch.
+            let _ = tx.send(done);
+        });
+        self.in_flight.push_back(rx);
+    }
+
+    /// Reports the refined batches at the front, in order: those already done, and (`all`,
+    /// or beyond [`REFINE_IN_FLIGHT`]) waiting for the oldest.
+    fn report(&mut self, all: bool, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
+        while let Some(rx) = self.in_flight.front() {
+            let wait = all || self.in_flight.len() > REFINE_IN_FLIGHT;
+            let done = if wait {
+                rx.recv()
+                    .map_err(|_| Error::Internal("a refinement task stopped".into()))?
+            } else {
+                match rx.try_recv() {
+                    Ok(done) => done,
+                    Err(_) => break,
+                }
+            };
+            self.in_flight.pop_front();
+            for mut e in done {
+                e.attempt = self.attempt;
+                tally.add(&e);
+                obs.endpoint(&e)?;
+            }
         }
         Ok(())
     }
 
-    /// Refines every waiting endpoint and reports them.
-    fn flush(&mut self, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
-        use rayon::prelude::*;
-        let ends = std::mem::take(&mut self.pending);
-        let refiner = self.refiner;
-        let done: Vec<Endpoint> = self
-            .pool
-            .install(|| ends.into_par_iter().map(|e| refiner.process(e)).collect());
-        for mut e in done {
-            e.attempt = self.attempt;
-            tally.add(&e);
-            obs.endpoint(&e)?;
-        }
-        self.since = std::time::Instant::now();
-        Ok(())
+    /// Refines every endpoint still waiting and reports them all.
+    fn finish(&mut self, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
+        self.dispatch();
+        self.report(true, tally, obs)
     }
 }
 
@@ -234,10 +276,15 @@ pub fn solve(
                      obs: &mut dyn Observer| {
         refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
         refiner.retracking = attempt > 0;
-        let mut queue = RefineQueue::new(&refiner, &pool, attempt);
-        let mut on_end = |end| queue.push(end, tally, obs);
-        start.track(only, tracker, opts.tau_start, backend, &mut on_end)?;
-        queue.flush(tally, obs)
+        let refiner = &refiner;
+        pool.in_place_scope(|scope| {
+            let mut queue = RefineQueue::new(refiner, scope, attempt);
+            let mut on_end = |end| queue.push(end, tally, obs);
+            let tracked = start.track(only, tracker, opts.tau_start, backend, &mut on_end);
+            // Every batch sent is waited for, also after a tracking error.
+            let reported = queue.finish(tally, obs);
+            tracked.and(reported)
+        })
     };
     track(
         opts.only.clone().map(Arc::new),
