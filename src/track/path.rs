@@ -703,10 +703,9 @@ impl PathState {
     }
 
     /// True when the first correction `eta` (at condition `cond`) leaves an error below
-    /// `tol` (and [`ONE_CORRECTION_RELATIVE`] of the smallest coordinate) by the prediction of
-    /// [`ONE_CORRECTION_SAFETY`], off the Cauchy loops (whose
-    /// vertices enter the estimate) and within [`ONE_CORRECTION_RUN`] of the last
-    /// measurement of ω.
+    /// `tol`, and below [`ONE_CORRECTION_RELATIVE`] of the smallest coordinate, by the
+    /// prediction of [`ONE_CORRECTION_SAFETY`]; never on a Cauchy loop (its vertices enter
+    /// the estimate), nor more than [`ONE_CORRECTION_RUN`] steps after ω was measured.
     fn one_correction_suffices(&self, eta: f64, cond: f64, tol: f64) -> bool {
         if self.looping || self.unconfirmed >= ONE_CORRECTION_RUN || !self.omega.is_finite() {
             return false;
