@@ -42,7 +42,55 @@ struct RefineQueue<'q, 'r, 'a, 's> {
     pending: Vec<crate::track::PathEnd>,
     since: std::time::Instant,
     /// Batches being refined, oldest first.
-    in_flight: std::collections::VecDeque<std::sync::mpsc::Receiver<Vec<Endpoint>>>,
+    in_flight: InOrder<Vec<Endpoint>>,
+}
+
+/// Results of tasks, handed out in the order the tasks were started, whatever order they
+/// finish in.
+struct InOrder<T> {
+    waiting: std::collections::VecDeque<std::sync::mpsc::Receiver<T>>,
+}
+
+impl<T> InOrder<T> {
+    fn new() -> Self {
+        InOrder {
+            waiting: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// A new task's place in the order: the task sends its result there.
+    fn start(&mut self) -> std::sync::mpsc::Sender<T> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.waiting.push_back(rx);
+        tx
+    }
+
+    /// Tasks started whose results have not been handed out.
+    fn len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// The oldest task's result: waited for when `wait`, else only if it is there already
+    /// (`None` when it is not, or when no task waits). An error when that task ended
+    /// without a result.
+    fn next(&mut self, wait: bool) -> Result<Option<T>> {
+        use std::sync::mpsc::TryRecvError;
+        let Some(rx) = self.waiting.front() else {
+            return Ok(None);
+        };
+        let got = if wait {
+            rx.recv().ok()
+        } else {
+            match rx.try_recv() {
+                Ok(v) => Some(v),
+                Err(TryRecvError::Empty) => return Ok(None),
+                Err(TryRecvError::Disconnected) => None,
+            }
+        };
+        let v = got.ok_or_else(|| Error::Internal("a refinement task stopped".into()))?;
+        self.waiting.pop_front();
+        Ok(Some(v))
+    }
 }
 
 impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
@@ -53,7 +101,7 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
             attempt,
             pending: Vec::new(),
             since: std::time::Instant::now(),
-            in_flight: std::collections::VecDeque::new(),
+            in_flight: InOrder::new(),
         }
     }
 
@@ -79,30 +127,22 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         use rayon::prelude::*;
         let ends = std::mem::take(&mut self.pending);
         let refiner = self.refiner;
-        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = self.in_flight.start();
         self.scope.spawn(move |_| {
             let done: Vec<Endpoint> = ends.into_par_iter().map(|e| refiner.process(e)).collect();
             // The receiver lives until the queue is drained, which waits for this batch.
             let _ = tx.send(done);
         });
-        self.in_flight.push_back(rx);
     }
 
     /// Reports the refined batches at the front, in order: those already done, and (`all`,
     /// or beyond [`REFINE_IN_FLIGHT`]) waiting for the oldest.
     fn report(&mut self, all: bool, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
-        while let Some(rx) = self.in_flight.front() {
+        loop {
             let wait = all || self.in_flight.len() > REFINE_IN_FLIGHT;
-            let done = if wait {
-                rx.recv()
-                    .map_err(|_| Error::Internal("a refinement task stopped".into()))?
-            } else {
-                match rx.try_recv() {
-                    Ok(done) => done,
-                    Err(_) => break,
-                }
+            let Some(done) = self.in_flight.next(wait)? else {
+                break;
             };
-            self.in_flight.pop_front();
             for mut e in done {
                 e.attempt = self.attempt;
                 tally.add(&e);
@@ -530,4 +570,41 @@ pub fn solve_collect(
         Ok(())
     })?;
     Ok((s, last.into_values().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InOrder;
+
+    /// Results come out in the order the tasks started, not the order they finished.
+    #[test]
+    fn in_order_hands_results_out_in_start_order() {
+        let mut q = InOrder::new();
+        let (a, b, c) = (q.start(), q.start(), q.start());
+        c.send(3).unwrap();
+        b.send(2).unwrap();
+        assert_eq!(
+            q.next(false).unwrap(),
+            None,
+            "the first task has not finished"
+        );
+        assert_eq!(q.len(), 3);
+        a.send(1).unwrap();
+        let out: Vec<u32> = std::iter::from_fn(|| q.next(false).unwrap()).collect();
+        assert_eq!(out, [1, 2, 3]);
+        assert_eq!(q.len(), 0);
+        assert_eq!(q.next(true).unwrap(), None, "nothing to wait for");
+    }
+
+    /// A task that ends without sending its result is an error, waited for or not.
+    #[test]
+    fn a_task_without_a_result_is_an_error() {
+        let mut q = InOrder::<u32>::new();
+        drop(q.start());
+        assert!(q.next(false).is_err());
+        let mut q = InOrder::<u32>::new();
+        let tx = q.start();
+        std::thread::spawn(move || drop(tx));
+        assert!(q.next(true).is_err());
+    }
 }
