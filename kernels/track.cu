@@ -45,6 +45,7 @@ static_assert(RT_HALVED_AT < RT_CT_FIELDS, "ct holds fewer fields than track.cu 
 #define RT_ACTIVE 1
 #define RT_REACHED 2
 #define RT_HANDOFF 3
+#define RT_CONTINUE 4
 #define RT_FAILED 16
 // failure reasons (slot.rs FAIL_REASONS)
 #define F_SINGULAR_START 0
@@ -423,7 +424,7 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             for (int j = 0; j < NN; ++j) S.sy[(i * RT_SAMPLES + ns) * NN + j] = y[j];
             S.nsamp[i] = (unsigned char)(ns + 1);
             // a homogenizing coordinate still shrinking like s^v, v > 2·VALUATION_TOL, at
-            // s ≤ DIVERGENCE_S: to the host
+            // s ≤ DIVERGENCE_S: to the host from here (EXIT_CONTINUE)
             if (ns >= 1 && !lg && s <= o.divergence_s) {
                 const double s1 = fabs(o.tau_end - S.stau[i * RT_SAMPLES + ns - 1]);
                 const double s2 = fabs(o.tau_end - t);
@@ -432,7 +433,7 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
                                       log(rt_rel(S.sy + (i * RT_SAMPLES + ns) * NN))) /
                                      (log(s1) - log(s2));
                     if (v > 2.0 * o.valuation_tol) {
-                        S.status[i] = RT_HANDOFF;
+                        S.status[i] = RT_CONTINUE;
                         return;
                     }
                 }
@@ -489,7 +490,7 @@ extern "C" __global__ void rt_load(RtState S, RtOpts o, const int* __restrict__ 
 
 // Record of one slot read back by the host (double2 words): y [NN], entry y [NN], samples'
 // y [RT_SAMPLES·NN], then (τ, cond), (τ of samples 0, 1), (2, 3), (accepted, rejected),
-// (status, log + 2·entered + 8·nsamp), (τ of the resume point, 0).
+// (status, log + 2·entered + 8·nsamp), (τ of the resume point, next step size h).
 #define RT_REC (NN * (2 + RT_SAMPLES) + 6)
 
 // Packs slots slot[r] (r < q) into out (q × RT_REC) and empties them.
@@ -512,7 +513,7 @@ extern "C" __global__ void rt_gather(RtState S, const int* __restrict__ slot,
     m[3] = cmk((double)S.ct[RT_ACC * cap + i], (double)S.ct[RT_REJ * cap + i]);
     m[4] = cmk((double)S.status[i],
                (double)(S.logm[i] + 2 * S.entered[i] + 8 * S.nsamp[i]));
-    m[5] = cmk(S.sc[RT_RTAU * cap + i], 0.0);
+    m[5] = cmk(S.sc[RT_RTAU * cap + i], S.sc[RT_H * cap + i]);
     S.status[i] = 0;
 }
 

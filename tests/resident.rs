@@ -115,3 +115,37 @@ fn resident_host_groups_give_the_same_bits_on_any_thread_count() {
     assert_eq!((one.0, one.1), (256, 0), "{:?}", (one.0, one.1));
     assert!(one == run(3));
 }
+
+/// A slot whose homogenizing coordinate still shrinks once `s ≤ DIVERGENCE_S` (reimer-5's
+/// 576 paths to infinity) goes back to the host from its oldest endgame sample (`s` ≈ 1e-7),
+/// and the host decides it from there (`slot::EXIT_CONTINUE`). Until session 21 the host
+/// tracked such a path again from its endgame-zone entry (`s` = 0.1): those paths took
+/// 1.33× the plain tracker's steps; now 1.19× (the slots confirm every Newton step, and the
+/// stretch after the oldest sample is tracked twice).
+#[test]
+fn paths_to_infinity_are_not_tracked_through_the_endgame_zone_twice() {
+    let sys = shipped("reimer5");
+    let (s, eps) = solve_resident(&sys, StartKind::Polyhedral, 2, 4096);
+    let mut cpu = CpuBackend::new(2).unwrap();
+    let opts = SolveOptions {
+        seed: 2,
+        ..Default::default()
+    };
+    let (c, ceps) = solve_collect(&sys, &opts, &mut cpu).unwrap();
+    assert_eq!((s.finite, s.at_infinity, s.failed), (144, 576, 0), "{s:?}");
+    assert_eq!((c.finite, c.at_infinity), (144, 576), "{c:?}");
+    let d = farthest(&eps, &ceps).max(farthest(&ceps, &eps));
+    assert!(d < 1e-8, "solution sets differ by {d}");
+    let steps_at_infinity = |v: &[Endpoint]| -> u64 {
+        v.iter()
+            .filter(|e| e.status == Status::AtInfinity)
+            .map(|e| e.steps() as u64)
+            .sum()
+    };
+    let (resident, plain) = (steps_at_infinity(&eps), steps_at_infinity(&ceps));
+    let ratio = resident as f64 / plain as f64;
+    assert!(
+        ratio < 1.2,
+        "{resident} resident steps against {plain} plain: {ratio:.3}×"
+    );
+}

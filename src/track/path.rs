@@ -417,6 +417,29 @@ impl PathState {
         }
     }
 
+    /// The same path with the endgame samples, the double-double checkpoint
+    /// ([`PathEnd::checkpoint`]) and the step size of the tracker it comes from (a resident
+    /// slot that stopped in the endgame zone): the valuations, the endgame's tracking in
+    /// double-double and the step control go on from them. Without `h` the first step
+    /// would try `h_initial`, which from `s = 1e-8` is a jump to `τ_end`; with it the point
+    /// is taken as on the path (one Newton correction, [`Phase::Resume`]).
+    pub fn with_history(
+        mut self,
+        samples: Vec<(f64, Vec<C64>)>,
+        checkpoint: Option<(f64, Vec<C64>)>,
+        h: Option<f64>,
+    ) -> PathState {
+        self.samples = samples;
+        self.checkpoint = checkpoint;
+        if let Some(h) = h {
+            self.h = h;
+            // On the path already: one correction, not a start point's refinement to 1e-11
+            // (ill-conditioned points stall at ~1e-9 and would fail as start points).
+            self.phase = Phase::Resume;
+        }
+        self
+    }
+
     /// The residual precision of the next evaluation: a Runge–Kutta stage uses only its
     /// Euler direction; the others the tracker's setting.
     pub fn residual(&self, opts: &TrackerOptions) -> Residual {

@@ -677,11 +677,12 @@ impl ResidentTracker for CudaBackend {
         self.dev.dtoh(&mut out, sd)?;
         let s = self.slots.as_mut().unwrap();
         s.hi = still.map_or(0, |i| i + 1);
+        let tau_end = s.opts.tau_end;
         let mut exits = Vec::with_capacity(q);
         for (r, &slot) in leaving.iter().enumerate() {
             let w = &out[r * rec..(r + 1) * rec];
             let snap = snapshot(w, nn);
-            if let Some(e) = snap.exit(evict) {
+            if let Some(e) = snap.exit(evict, tau_end) {
                 exits.push((slot as usize, e));
             }
         }
@@ -789,6 +790,7 @@ fn snapshot(w: &[C64], nn: usize) -> Snapshot {
         steps: (m[3].re as u32, m[3].im as u32),
         log,
         entry: (entered > 0).then(|| (m[5].re, w[nn..2 * nn].to_vec(), entered == 2)),
+        h: m[5].im,
         samples: (0..nsamp.min(SAMPLES))
             .map(|q| (stau[q], w[(2 + q) * nn..(3 + q) * nn].to_vec()))
             .collect(),

@@ -158,7 +158,7 @@ impl ResidentTracker for HostResident {
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>> {
         let mut out = Vec::new();
         for (i, slot) in self.slots.iter_mut().enumerate() {
-            if let Some(exit) = slot.as_ref().and_then(|s| s.exit(evict)) {
+            if let Some(exit) = slot.as_ref().and_then(|s| s.exit(evict, self.opts.tau_end)) {
                 out.push((i, exit));
                 *slot = None;
                 self.lifts[i] = None;

@@ -140,12 +140,17 @@ pub enum SlotExit {
         samples: Vec<(f64, Vec<C64>)>,
         checkpoint: Option<(f64, Vec<C64>)>,
     },
-    /// The host tracker goes on from `(y, τ)` (log coordinates when `log`).
+    /// The host tracker goes on from `(y, τ)` (log coordinates when `log`), with the
+    /// slot's endgame samples, double-double checkpoint and next step size when it goes on
+    /// from where the slot stopped (empty and `None` from the zone entry).
     Continue {
         y: Vec<C64>,
         tau: f64,
         log: bool,
         steps: (u32, u32),
+        samples: Vec<(f64, Vec<C64>)>,
+        checkpoint: Option<(f64, Vec<C64>)>,
+        h: Option<f64>,
     },
 }
 
@@ -320,18 +325,29 @@ pub fn track_resident(
                         checkpoint,
                         lifts: o.lifts,
                     }),
-                    SlotExit::Continue { y, tau, log, steps } => host.push(PathState::new(
-                        StartPoint {
-                            path: o.path,
-                            y,
-                            tau,
-                            log,
-                            lifts: o.lifts,
-                            steps,
-                        },
-                        opts,
-                        max_lift,
-                    )),
+                    SlotExit::Continue {
+                        y,
+                        tau,
+                        log,
+                        steps,
+                        samples,
+                        checkpoint,
+                        h,
+                    } => host.push(
+                        PathState::new(
+                            StartPoint {
+                                path: o.path,
+                                y,
+                                tau,
+                                log,
+                                lifts: o.lifts,
+                                steps,
+                            },
+                            opts,
+                            max_lift,
+                        )
+                        .with_history(samples, checkpoint, h),
+                    ),
                 }
             }
             let t3 = std::time::Instant::now();

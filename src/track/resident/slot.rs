@@ -7,15 +7,17 @@
 //! its entry point and goes on towards `τ_end`; it ends here only when it gets there
 //! without trouble ([`EXIT_REACHED`]). Trouble in the zone — a condition estimate above
 //! [`ZONE_COND`], [`ZONE_STEPS`] steps without halving `s = τ_end − τ`, a step-size
-//! underflow, a homogenizing coordinate that still shrinks like `s^v` with
+//! underflow — hands the path back to the host tracker from its entry point
+//! ([`EXIT_HANDOFF`]), whose endgames (Cauchy loops, valuations, double-double residuals)
+//! take it from there. A homogenizing coordinate that still shrinks like `s^v` with
 //! `v > 2·VALUATION_TOL` between the last two endgame samples once `s ≤ DIVERGENCE_S` (a
-//! diverging path, or one towards a solution of huge norm: the host's rule) — hands the path back to the host tracker from its entry point
-//! ([`EXIT_HANDOFF`]), whose endgames
-//! (Cauchy loops, valuations, double-double residuals) take it from there. Failures before
-//! the zone end the path ([`EXIT_FAILED`] + reason).
+//! diverging path, or one towards a solution of huge norm: the host's rule) hands it back
+//! from late in the zone, its oldest endgame sample ([`EXIT_CONTINUE`]).
+//! Failures before the zone end the path ([`EXIT_FAILED`] + reason).
 
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
+use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
     finite, log_to_projective, newton_converged, norm, normalize, overshoots_log_switch, regime,
     switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR,
@@ -32,6 +34,12 @@ pub const SLOT_ACTIVE: u8 = 1;
 pub const EXIT_REACHED: u8 = 2;
 /// The path goes back to the host from its endgame-zone entry point.
 pub const EXIT_HANDOFF: u8 = 3;
+/// The path goes back to the host from late in the zone: the divergence rule, at
+/// `s ≤ DIVERGENCE_S`, hands it over from its oldest endgame sample (see
+/// `Snapshot::from_oldest_sample`). Until session 21 these paths (1,033 of chandra-12's
+/// 1,143 hand-overs, towards its solutions of norm ≳ 1e8) went back from the zone entry
+/// too, and the host tracked their whole zone again: ~1,000 evaluations each.
+pub const EXIT_CONTINUE: u8 = 4;
 /// The path failed before the endgame zone; `EXIT_FAILED + r` with `r` an index of
 /// [`FAIL_REASONS`].
 pub const EXIT_FAILED: u8 = 16;
@@ -324,7 +332,7 @@ impl Slot {
                 self.samples.push((self.tau, self.y.clone()));
                 let v = homogenizing_valuation(&self.samples, opts.tau_end);
                 if !self.log && s <= DIVERGENCE_S && v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
-                    self.status = EXIT_HANDOFF;
+                    self.status = EXIT_CONTINUE;
                     return;
                 }
             }
@@ -337,7 +345,7 @@ impl Slot {
 
     /// What the host gets back from a slot that left (`status` not active), or, with
     /// `evict`, from an active one (tracked on from its entry point, or from where it is).
-    pub fn exit(&self, evict: bool) -> Option<SlotExit> {
+    pub fn exit(&self, evict: bool, tau_end: f64) -> Option<SlotExit> {
         if self.status == SLOT_EMPTY || (self.status == SLOT_ACTIVE && !evict) {
             return None; // still tracking: nothing to copy
         }
@@ -350,8 +358,9 @@ impl Slot {
             log: self.log,
             entry: self.entry.clone(),
             samples: self.samples.clone(),
+            h: self.h,
         }
-        .exit(evict)
+        .exit(evict, tau_end)
     }
 }
 
@@ -367,11 +376,13 @@ pub struct Snapshot {
     pub log: bool,
     pub entry: Option<(f64, Vec<C64>, bool)>,
     pub samples: Vec<(f64, Vec<C64>)>,
+    /// The step size the slot would try next.
+    pub h: f64,
 }
 
 impl Snapshot {
     /// See [`Slot::exit`].
-    pub fn exit(self, evict: bool) -> Option<SlotExit> {
+    pub fn exit(self, evict: bool, tau_end: f64) -> Option<SlotExit> {
         let steps = self.steps;
         match self.status {
             EXIT_REACHED => Some(SlotExit::End {
@@ -388,6 +399,7 @@ impl Snapshot {
             }),
             SLOT_ACTIVE if evict => Some(self.continuation()),
             EXIT_HANDOFF => Some(self.continuation()),
+            EXIT_CONTINUE => Some(self.from_oldest_sample(tau_end)),
             s if s >= EXIT_FAILED => {
                 let mut y = self.y;
                 if self.log {
@@ -411,16 +423,122 @@ impl Snapshot {
         }
     }
 
+    /// [`EXIT_CONTINUE`]: the host goes on from the oldest endgame sample the slot keeps
+    /// (`s` 27–81 times the last one's, ~1e-7), not from the last point. Near the huge-norm
+    /// solutions the slot's residual in double leaves errors up to `κ·ε`, and from its last
+    /// point (s ≤ 1e-8) the GPU's chandra-12 re-tracked 4–8 paths per seed where the zone
+    /// entry needed 0–2. The step size is the slot's, scaled by `s`; the point is the
+    /// double-double checkpoint when `s ≥ DD_CHECKPOINT_S`.
+    fn from_oldest_sample(self, tau_end: f64) -> SlotExit {
+        let (tau0, y0) = match self.samples.first() {
+            Some(first) => first.clone(),
+            None => (self.tau, self.y.clone()),
+        };
+        let (s0, s) = (tau_end - tau0, tau_end - self.tau);
+        let h = if s > 0.0 { self.h * s0 / s } else { self.h };
+        let checkpoint = (s0 >= DD_CHECKPOINT_S).then(|| (tau0, y0.clone()));
+        SlotExit::Continue {
+            y: y0.clone(),
+            tau: tau0,
+            log: self.log,
+            steps: self.steps,
+            samples: vec![(tau0, y0)],
+            checkpoint,
+            h: Some(h),
+        }
+    }
+
     fn continuation(self) -> SlotExit {
         let steps = self.steps;
         match self.entry {
-            Some((tau, y, log)) => SlotExit::Continue { y, tau, log, steps },
+            Some((tau, y, log)) => SlotExit::Continue {
+                y,
+                tau,
+                log,
+                steps,
+                samples: Vec::new(),
+                checkpoint: None,
+                h: None,
+            },
             None => SlotExit::Continue {
                 y: self.y,
                 tau: self.tau,
                 log: self.log,
                 steps,
+                samples: Vec::new(),
+                checkpoint: None,
+                h: None,
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(v: f64) -> Vec<C64> {
+        vec![C64::new(v, 0.0), C64::new(1.0, 0.0)]
+    }
+
+    fn snapshot(status: u8) -> Snapshot {
+        Snapshot {
+            status,
+            y: point(1e-9),
+            tau: -3e-9,
+            cond: 10.0,
+            steps: (70, 5),
+            log: false,
+            entry: Some((-0.1, point(0.5), false)),
+            // s = 8.1e-8, 2.7e-8, 9e-9, 3e-9
+            samples: [8.1e-8, 2.7e-8, 9e-9, 3e-9]
+                .iter()
+                .map(|&s| (-s, point(s)))
+                .collect(),
+            h: 1e-10,
+        }
+    }
+
+    /// A path stopped by the divergence rule goes on from its oldest sample, which is also
+    /// its checkpoint when `s ≥ DD_CHECKPOINT_S`, with the step size scaled by `s`; a path
+    /// handed back for trouble goes on from its zone entry, with neither.
+    #[test]
+    fn continuing_paths_keep_their_point_samples_and_checkpoint() {
+        match snapshot(EXIT_CONTINUE).exit(false, 0.0) {
+            Some(SlotExit::Continue {
+                y,
+                tau,
+                steps,
+                samples,
+                checkpoint,
+                h,
+                ..
+            }) => {
+                assert_eq!((y.clone(), tau, steps), (point(8.1e-8), -8.1e-8, (70, 5)));
+                assert!((h.unwrap() / 2.7e-9 - 1.0).abs() < 1e-12, "{h:?}");
+                assert_eq!(samples, vec![(tau, y)]);
+                assert_eq!(checkpoint, Some((-8.1e-8, point(8.1e-8))));
+            }
+            other => panic!("{other:?}"),
+        }
+        // τ_end = −7.5e-8: the oldest sample is at s = 6e-9, below DD_CHECKPOINT_S
+        match snapshot(EXIT_CONTINUE).exit(false, -7.5e-8) {
+            Some(SlotExit::Continue { checkpoint, .. }) => assert_eq!(checkpoint, None),
+            other => panic!("{other:?}"),
+        }
+        match snapshot(EXIT_HANDOFF).exit(false, 0.0) {
+            Some(SlotExit::Continue {
+                y,
+                tau,
+                samples,
+                checkpoint,
+                h,
+                ..
+            }) => {
+                assert_eq!((y, tau), (point(0.5), -0.1));
+                assert!(samples.is_empty() && checkpoint.is_none() && h.is_none());
+            }
+            other => panic!("{other:?}"),
         }
     }
 }
