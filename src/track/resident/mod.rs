@@ -51,12 +51,22 @@ pub const TAIL: usize = 32;
 /// all host paths per loop (chandra-12 on the H200: ~75 paths, 16,565 rounds, two
 /// fork-joins each) kept the 16 cores mostly waiting on each other.
 pub const HOST_GROUP: usize = 4;
+/// ... but groups are smaller (down to one path) while the host holds fewer than
+/// `HOST_GROUPS_WANTED · HOST_GROUP` paths, so that at least this many groups share the
+/// cores: a recovery round's 2–4 paths (thousands of steps each, tighter tolerances) were
+/// one group on one thread. A function of the number of paths only, not of the threads.
+pub const HOST_GROUPS_WANTED: usize = 16;
+
+/// Paths per group when the host holds `n` (see [`HOST_GROUPS_WANTED`]).
+pub fn host_group_size(n: usize) -> usize {
+    (n / HOST_GROUPS_WANTED).clamp(1, HOST_GROUP)
+}
 /// Rounds per group per loop while slots are iterating.
 pub const HOST_STEPS_BESIDE_SLOTS: u32 = 4;
 /// Rounds per group per loop once the slots are empty (the host's tail).
 pub const HOST_STEPS_ALONE: u32 = 16;
 
-/// Steps the host's paths in groups of [`HOST_GROUP`] (in order) on `pool`, `steps`
+/// Steps the host's paths in groups of [`host_group_size`] (in order) on `pool`, `steps`
 /// rounds each; returns the paths that ended (group by group, each group's in the order they
 /// ended) and the (evaluations, rounds) done. The groups are cut from the order of `host`
 /// alone and each group's rounds see only its paths, so the threads change no bit.
@@ -72,10 +82,11 @@ fn step_in_groups(
     opts: &TrackerOptions,
 ) -> Result<(Vec<PathEnd>, u64, u64)> {
     use rayon::prelude::*;
-    let mut groups: Vec<Vec<PathState>> = Vec::with_capacity(host.len().div_ceil(HOST_GROUP));
+    let size = host_group_size(host.len());
+    let mut groups: Vec<Vec<PathState>> = Vec::with_capacity(host.len().div_ceil(size));
     let mut paths = std::mem::take(host).into_iter().peekable();
     while paths.peek().is_some() {
-        groups.push(paths.by_ref().take(HOST_GROUP).collect());
+        groups.push(paths.by_ref().take(size).collect());
     }
     type GroupResult = Result<(Vec<PathEnd>, u64, u64)>;
     let results: Vec<GroupResult> = pool.install(|| {
@@ -409,7 +420,21 @@ fn env_usize(name: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::compaction_moves;
+    use super::{compaction_moves, host_group_size, HOST_GROUP, HOST_GROUPS_WANTED};
+
+    #[test]
+    fn host_groups_shrink_so_that_few_paths_share_the_cores() {
+        // few paths: one per group
+        assert_eq!(host_group_size(1), 1);
+        assert_eq!(host_group_size(2 * HOST_GROUPS_WANTED - 1), 1);
+        // at least HOST_GROUPS_WANTED groups, at most HOST_GROUP paths each
+        for n in 1..1000 {
+            let size = host_group_size(n);
+            assert!((1..=HOST_GROUP).contains(&size), "{n}: {size}");
+            assert!(n.div_ceil(size) >= HOST_GROUPS_WANTED.min(n), "{n}: {size}");
+        }
+        assert_eq!(host_group_size(1000), HOST_GROUP);
+    }
 
     #[test]
     fn compaction_packs_the_active_slots_into_the_lowest() {
