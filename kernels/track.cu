@@ -424,7 +424,7 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             for (int j = 0; j < NN; ++j) S.sy[(i * RT_SAMPLES + ns) * NN + j] = y[j];
             S.nsamp[i] = (unsigned char)(ns + 1);
             // a homogenizing coordinate still shrinking like s^v, v > 2·VALUATION_TOL, at
-            // s ≤ DIVERGENCE_S: to the host from here (EXIT_CONTINUE)
+            // s ≤ DIVERGENCE_S: to the host, from its oldest sample (EXIT_CONTINUE)
             if (ns >= 1 && !lg && s <= o.divergence_s) {
                 const double s1 = fabs(o.tau_end - S.stau[i * RT_SAMPLES + ns - 1]);
                 const double s2 = fabs(o.tau_end - t);

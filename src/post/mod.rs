@@ -559,9 +559,9 @@ impl<'a> Refiner<'a> {
                             // their estimate (the cluster's mean, residual 2e-6) is no
                             // solution: a full-rank Jacobian there, or (a symmetric pair,
                             // whose mean has a singular Jacobian) a residual above
-                            // CLUSTER_RESIDUAL. The real path, tracked
-                            // in double-double from its checkpoint, tells which solution
-                            // this path goes to; failing that, recovery tracks it again.
+                            // CLUSTER_RESIDUAL. The real path, tracked in double-double
+                            // from its checkpoint, tells which solution this path goes to;
+                            // failing that, recovery tracks it again.
                             let why = format!(
                                 "Cauchy endgame (winding number {winding}) estimate has residual \
                                  {residual:.1e}, {sign}: the centre of a cluster"

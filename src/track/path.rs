@@ -421,7 +421,7 @@ impl PathState {
     /// ([`PathEnd::checkpoint`]) and the step size of the tracker it comes from (a resident
     /// slot that stopped in the endgame zone): the valuations, the endgame's tracking in
     /// double-double and the step control go on from them. Without `h` the first step
-    /// would try `h_initial`, which from `s = 1e-8` is a jump to `τ_end`; with it the point
+    /// would try `h_initial`, which from `s ≈ 1e-7` is a jump to `τ_end`; with it the point
     /// is taken as on the path (one Newton correction, [`Phase::Resume`]).
     pub fn with_history(
         mut self,
