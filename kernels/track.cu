@@ -87,7 +87,7 @@ struct RtOpts {
         to_log_spread, sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
     double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
-        eta_near_toric_infinity;
+        eta_near_toric_infinity, unresolved_noise;
 };
 
 
@@ -350,8 +350,14 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
     const double eta_t = rg == 0 ? o.eta_target
                          : rg == 1 ? o.eta_target_endgame
                                    : fmin(o.eta_target_endgame, o.eta_near_toric_infinity);
-    const double ratio = pow(eta_t / fmax(S.sc[RT_ETA1 * cap + i], 1e-300), 0.2);
-    const double factor = fmin(fmax(0.9 * ratio, 0.5), 2.0);
+    // step_factor (src/track/path.rs): in the endgame zone a first correction within the
+    // rounding level says nothing against the step, and the goal is never below that level.
+    const double eta1 = fmax(S.sc[RT_ETA1 * cap + i], 1e-300);
+    const bool zone = t > o.endgame_tau;
+    const double goal = zone ? fmax(eta_t, noise) : eta_t;
+    const double factor = zone && eta1 <= o.unresolved_noise * noise
+                              ? 2.0
+                              : fmin(fmax(0.9 * pow(goal / eta1, 0.2), 0.5), 2.0);
     const double base = clipped ? fmax(h_old, htry) : htry;
     S.sc[RT_H * cap + i] = fmin(base * factor, fmax(o.h_max, o.h_max_rel * fabs(t)));
     if (t >= o.tau_end) {

@@ -59,3 +59,54 @@ fn log_coordinate_start_reaches_the_same_endpoints() {
         assert!(d < 1e-9, "path {}: {d}", u.path);
     }
 }
+
+/// Newton cannot resolve a predictor error below its rounding level `κ·ε`, so a step-size
+/// target below that level must not shrink the steps (`track::path::step_factor`). Before
+/// that rule, chandra-12's paths to its solutions of norm ~1e8 (κ ≈ 5e9: rounding level 1e-5
+/// against the endgame's target 1e-6) halved their steps down to 1e-18 at s ≈ 1e-13 until
+/// the stall rule stopped them. Here the endgame's target is set below any rounding level on
+/// katsura-5: every path must still reach t = 1, in about the steps of the default target.
+#[test]
+fn a_step_target_below_the_rounding_level_does_not_stall_the_tracker() {
+    use pathtrack::track::TrackCode;
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/katsura5.yaml");
+    let sys = pathtrack::system::load(&p).unwrap();
+    let mut rng = pathtrack::solver::rng_for(4);
+    let td = TotalDegree::new(&sys, &mut rng).unwrap();
+    let mut b = CpuBackend::new(2).unwrap();
+    b.set_homotopy(&td.homotopy).unwrap();
+    let mut run = |opts: &TrackerOptions| {
+        let mut starts = (0..td.path_count() as u64).map(|i| StartPoint {
+            path: i,
+            y: td.start_point(i as u128),
+            tau: -16.0,
+            log: false,
+            lifts: None,
+            steps: (0, 0),
+        });
+        let (mut steps, mut codes) = (0u64, Vec::new());
+        track_all(&mut b, &td.homotopy, opts, &mut starts, &mut |e| {
+            steps += (e.accepted + e.rejected) as u64;
+            codes.push((e.path, e.code));
+            Ok(())
+        })
+        .unwrap();
+        (steps, codes)
+    };
+    let default = TrackerOptions::default();
+    let below = TrackerOptions {
+        eta_target_endgame: 1e-18,
+        ..TrackerOptions::default()
+    };
+    let (plain_steps, plain_codes) = run(&default);
+    let (steps, codes) = run(&below);
+    assert_eq!(codes.len(), 32);
+    for (path, code) in plain_codes.iter().chain(&codes) {
+        assert_eq!(*code, TrackCode::Reached, "path {path}");
+    }
+    let ratio = steps as f64 / plain_steps as f64;
+    assert!(
+        ratio < 2.0,
+        "{steps} steps with the target below rounding, {plain_steps} with the default: {ratio:.2}×"
+    );
+}

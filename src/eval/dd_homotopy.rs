@@ -40,6 +40,11 @@ pub struct DdValues {
     /// `∂h_k/∂τ`, n values.
     pub dtau: Vec<Cdd>,
     powers: Vec<Vec<Cdd>>,
+    /// `c·e^{τω}` of every column at the τ and lift row of `coeffs_at`: Newton's iterations
+    /// and the RK4 predictor's middle stages evaluate at one τ several times, and the
+    /// exponentials were most of an evaluation's cost on chandra-n (a lift per term).
+    coeffs: Vec<Cdd>,
+    coeffs_at: Option<(u64, usize)>,
     a: Vec<Cdd>,
     b: Vec<Cdd>,
 }
@@ -98,6 +103,8 @@ impl DdHomotopy {
                 .iter()
                 .map(|&t| vec![Cdd::ZERO; t as usize + 1])
                 .collect(),
+            coeffs: vec![Cdd::ZERO; self.lifts.len()],
+            coeffs_at: None,
             a: vec![Cdd::ZERO; self.nh * self.nh],
             b: vec![Cdd::ZERO; self.nh * 2],
         }
@@ -113,12 +120,14 @@ impl DdHomotopy {
                 pw[e] = if e == 1 { y[j] } else { pw[e - 1].mul(y[j]) };
             }
         }
-        out.jac.iter_mut().for_each(|z| *z = Cdd::ZERO);
-        for (k, eq) in self.equations.iter().enumerate() {
-            let (mut hk, mut dk) = (Cdd::ZERO, Cdd::ZERO);
-            for t in eq {
+        // The terms' coefficients at τ (`lifts` is the same row for the life of `out`, or
+        // its address tells).
+        let key = (tau.to_bits(), lifts.map_or(0, |l| l.as_ptr() as usize));
+        if out.coeffs_at != Some(key) {
+            out.coeffs_at = None;
+            for t in self.equations.iter().flatten() {
                 let om = lifts.map_or(self.lifts[t.column], |l| l[t.column]);
-                let c = if om == 0.0 || tau == 0.0 {
+                out.coeffs[t.column] = if om == 0.0 || tau == 0.0 {
                     t.coeff
                 } else {
                     match exp_tau_omega(C64::new(tau, 0.0), om) {
@@ -126,6 +135,15 @@ impl DdHomotopy {
                         None => return false,
                     }
                 };
+            }
+            out.coeffs_at = Some(key);
+        }
+        out.jac.iter_mut().for_each(|z| *z = Cdd::ZERO);
+        for (k, eq) in self.equations.iter().enumerate() {
+            let (mut hk, mut dk) = (Cdd::ZERO, Cdd::ZERO);
+            for t in eq {
+                let om = lifts.map_or(self.lifts[t.column], |l| l[t.column]);
+                let c = out.coeffs[t.column];
                 let mono = t
                     .exponents
                     .iter()
@@ -190,5 +208,59 @@ impl DdValues {
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cached coefficients `c·e^{τω}` follow τ and the lift row: evaluations at τ₁, τ₂,
+    /// τ₁ again and with another lift row are bit for bit those of fresh buffers.
+    #[test]
+    fn cached_coefficients_follow_tau_and_the_lift_row() {
+        let c = |re: f64, im: f64| C64::new(re, im);
+        let h = Homotopy::from_affine_terms(
+            2,
+            vec![
+                vec![
+                    (c(1.0, 0.5), vec![2, 0], 3.0),
+                    (c(-0.7, 0.2), vec![1, 1], 0.0),
+                    (c(0.3, -1.1), vec![0, 0], 1.5),
+                ],
+                vec![
+                    (c(0.9, 0.1), vec![0, 2], 2.0),
+                    (c(0.4, 0.4), vec![1, 0], 0.5),
+                    (c(-1.2, 0.0), vec![0, 0], 0.0),
+                ],
+            ],
+        );
+        let dd = DdHomotopy::new(&h).expect("polynomial");
+        let y: Vec<Cdd> = [c(0.3, 0.2), c(-0.5, 0.1), c(0.8, 0.0)]
+            .iter()
+            .map(|&z| Cdd::from(z))
+            .collect();
+        let other: Vec<f64> = (0..6).map(|i| 0.25 * i as f64).collect();
+        let fresh = |tau: f64, lifts: Option<&[f64]>| {
+            let mut v = dd.values();
+            assert!(dd.eval(&y, tau, lifts, &mut v));
+            (v.h, v.jac, v.dtau)
+        };
+        let mut v = dd.values();
+        for (tau, lifts) in [
+            (-1e-3, None),
+            (-2e-3, None),
+            (-1e-3, None),
+            (-1e-3, Some(&other[..])),
+            (0.0, Some(&other[..])),
+            (-2e-3, None),
+        ] {
+            assert!(dd.eval(&y, tau, lifts, &mut v));
+            let (h, jac, dtau) = fresh(tau, lifts);
+            let bits = |z: &[Cdd]| -> Vec<(Dd, Dd)> { z.iter().map(|w| (w.re, w.im)).collect() };
+            assert_eq!(bits(&v.h), bits(&h), "τ = {tau}");
+            assert_eq!(bits(&v.jac), bits(&jac), "τ = {tau}");
+            assert_eq!(bits(&v.dtau), bits(&dtau), "τ = {tau}");
+        }
     }
 }

@@ -203,6 +203,43 @@ pub struct PathState {
     unconfirmed: u32,
 }
 
+/// First corrections up to this multiple of the rounding level `noise = NOISE_FACTOR·κ·ε`
+/// say nothing about the step in the endgame zone (see [`step_factor`]): the QR estimate of
+/// κ can be low by one or two orders of magnitude. On chandra-12 (CPU reference of resident
+/// tracking, seed 1), 1, 2, 4, 8 and 16 left its longest host path at 1,073, 688, 576, 387
+/// and 901 steps; with 8, seeds 1–3 took 10–44 % fewer host evaluations than before the rule.
+pub const UNRESOLVED_NOISE: f64 = 8.0;
+
+/// Step-size factor after an accepted step whose first correction was `eta_first`, with
+/// `noise = NOISE_FACTOR·κ·ε` the rounding level of the step's solve:
+/// `0.9·(eta_target/eta_first)^{1/5}` in [1/2, 2] (the RK4 predictor's error is O(h⁵)).
+///
+/// In the endgame zone (`zone`: the new point has `τ > endgame_tau`, off the Cauchy loops)
+/// the goal is never below `noise`, and a first correction up to `UNRESOLVED_NOISE · noise`
+/// doubles the step. Newton cannot tell a predictor error below `κ·ε` from rounding; points
+/// are accepted at that level (`tol = max(corrector_tol, noise)`), so the next step's first
+/// correction is about `noise` however short the step, and it says nothing against the
+/// step. Aiming below it halved the step at every step: chandra-12's paths to its solutions
+/// of norm ~1e8 (κ ≈ 5e9, noise 1e-5, the endgame's target 1e-6) crawled at s ≈ 1e-13 with
+/// steps of 1e-18 until the stall rule stopped them 1,000 steps later.
+///
+/// Not before the zone: there a path passes near singular points and goes on, and a point
+/// accepted at the rounding level can leave Newton's basin for the next step. cyclic-10
+/// `--torus` seed 1, paths 13970–13979, with the recovery's tightened targets: at
+/// τ = −0.44 (κ ≈ 1e9) the doubled steps left a point from which no step contracted.
+/// The rule of both step machines and of `kernels/track.cu`.
+pub(crate) fn step_factor(eta_first: f64, eta_target: f64, noise: f64, zone: bool) -> f64 {
+    let goal = if zone {
+        if eta_first <= UNRESOLVED_NOISE * noise {
+            return 2.0;
+        }
+        eta_target.max(noise)
+    } else {
+        eta_target
+    };
+    (0.9 * (goal / eta_first.max(1e-300)).powf(0.2)).clamp(0.5, 2.0)
+}
+
 /// Newton's corrections have converged to `tol` when the last one, `eta` (iteration `it`),
 /// is below it, or, in [`Regime::Loose`] (`loose`), from the second correction on, when
 /// the error left after it is: with the contraction `θ = eta/eta_prev` that error is about
@@ -891,8 +928,8 @@ impl PathState {
                     }
                     let here = regime(&self.y, self.log, self.looping, self.tau, opts);
                     let eta_target = opts.eta_target_at(here);
-                    let ratio = (eta_target / self.eta_first.max(1e-300)).powf(0.2);
-                    let factor = (0.9 * ratio).clamp(0.5, 2.0);
+                    let zone = !self.looping && self.tau > opts.endgame_tau;
+                    let factor = step_factor(self.eta_first, eta_target, noise, zone);
                     let base = if clipped {
                         self.h.max(self.h_try)
                     } else {

@@ -88,6 +88,7 @@ struct RtOpts {
     loose_min_ratio: f64,
     to_log_overshoot: f64,
     eta_near_toric_infinity: f64,
+    unresolved_noise: f64,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -120,6 +121,7 @@ impl RtOpts {
             loose_min_ratio: crate::track::path::LOOSE_MIN_RATIO,
             to_log_overshoot: crate::track::path::TO_LOG_OVERSHOOT,
             eta_near_toric_infinity: crate::track::NEAR_TORIC_INFINITY_ETA,
+            unresolved_noise: crate::track::path::UNRESOLVED_NOISE,
         }
     }
 }

@@ -233,7 +233,7 @@ pub fn track_resident(
     let tail = env_usize("PATHTRACK_RESIDENT_TAIL").unwrap_or(TAIL);
     let iterations = env_usize("PATHTRACK_RESIDENT_ITERS").map_or(ITERATIONS, |v| v as u32);
     let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
-    // PATHTRACK_RESIDENT_TRACE=2: one line per loop with slots in use.
+    // PATHTRACK_RESIDENT_TRACE=2: one line per loop.
     let trace_loops = std::env::var("PATHTRACK_RESIDENT_TRACE").is_ok_and(|v| v == "2");
     let no_compaction = std::env::var_os("PATHTRACK_RESIDENT_NO_COMPACTION").is_some();
     let clock = std::time::Instant::now();
@@ -380,7 +380,7 @@ pub fn track_resident(
             t_compact += t3.elapsed().as_secs_f64();
         }
         t_collect += t2.elapsed().as_secs_f64();
-        if trace_loops && resident > 0 {
+        if trace_loops {
             eprintln!(
                 "resident loop {loops}: {resident} in slots, {} on the host; host round {:.2} ms, \
                  collect {:.2} ms",

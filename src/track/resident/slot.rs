@@ -20,8 +20,8 @@ use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
     finite, log_to_projective, newton_converged, norm, normalize, overshoots_log_switch, regime,
-    switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR,
-    SAMPLE_RATIO, STAGNATION_TOL,
+    step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, MAX_SAMPLES,
+    NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -281,8 +281,8 @@ impl Slot {
             self.tau = target;
         }
         let here = regime(&self.y, self.log, false, self.tau, opts);
-        let ratio = (opts.eta_target_at(here) / self.eta_first.max(1e-300)).powf(0.2);
-        let factor = (0.9 * ratio).clamp(0.5, 2.0);
+        let zone = self.tau > opts.endgame_tau;
+        let factor = step_factor(self.eta_first, opts.eta_target_at(here), noise, zone);
         let base = if clipped {
             self.h.max(self.h_try)
         } else {
