@@ -638,3 +638,57 @@ fn sheets_passing_each_other_far_from_t_1_keep_their_solutions() {
 fn a_cluster_whose_mean_has_a_singular_jacobian_is_not_a_double_root() {
     close_pairs_are_four_nonsingular_solutions(1e-5, "a residual above the cluster bound");
 }
+
+/// A path stopped as diverging whose Newton at t = 1 lands on a root is tracked from its
+/// checkpoint in double-double too, and the tracked root stands (`post::Refiner::process`).
+/// Here the homotopy `x² − 5 + e^τ, y − 1` carries the path through the checkpoint
+/// `x = √(4 + 1e-8)` (s = 1e-8) to the root x = 2; the stop point handed over sits at the
+/// other root, x = −2, as where chandra-12 seed 1's path 1690 stopped (valuation 0.133):
+/// Newton from there found path 214's root, and both paths were re-tracked. The endpoint
+/// must be x = 2, tracked in double-double from the checkpoint.
+#[test]
+fn a_diverging_stop_whose_newton_finds_a_root_is_tracked_from_its_checkpoint() {
+    use pathtrack::homotopy::Homotopy;
+    use pathtrack::post::Refiner;
+    use pathtrack::track::{PathEnd, TrackCode};
+    let sys = system("variables: [x, y]\nequations:\n  - \"x^2 - 4\"\n  - \"y - 1\"\n");
+    let c = |v: f64| C64::new(v, 0.0);
+    let h = Homotopy::from_affine_terms(
+        2,
+        vec![
+            vec![
+                (c(1.0), vec![2, 0], 0.0),
+                (c(-5.0), vec![0, 0], 0.0),
+                (c(1.0), vec![0, 0], 1.0),
+            ],
+            vec![(c(1.0), vec![0, 1], 0.0), (c(-1.0), vec![0, 0], 0.0)],
+        ],
+    );
+    let mut refiner = Refiner::new(&sys, 0.0);
+    refiner.track_near_one(&h);
+    let unit = |v: [f64; 3]| -> Vec<C64> {
+        let s = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+        v.iter().map(|a| c(a / s)).collect()
+    };
+    let tau0 = -1e-8f64;
+    let x0 = (5.0 - tau0.exp()).sqrt();
+    let end = PathEnd {
+        path: 7,
+        y: unit([-2.0 + 1e-9, 1.0, 1.0]),
+        tau: -1e-9,
+        code: TrackCode::StoppedInEndgame("diverging (valuation 0.133)".into()),
+        accepted: 40,
+        rejected: 3,
+        cond: 10.0,
+        samples: Vec::new(),
+        checkpoint: Some((tau0, unit([x0, 1.0, 1.0]))),
+        lifts: None,
+    };
+    let ep = refiner.process(end);
+    assert_eq!(ep.status, Status::Nonsingular, "{ep:?}");
+    let x = ep.coordinates.as_ref().expect("a root");
+    assert!((x[0] - c(2.0)).norm() < 1e-14, "x = {}: {ep:?}", x[0]);
+    assert!((x[1] - c(1.0)).norm() < 1e-14, "y = {}", x[1]);
+    let why = ep.reason.as_deref().unwrap_or("");
+    assert!(why.contains("in double-double"), "{why}");
+}

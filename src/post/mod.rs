@@ -450,12 +450,21 @@ impl<'a> Refiner<'a> {
                 // path, or failed): on chandra-13 Newton from a stalled point near several
                 // huge-norm solutions (all close to one point at infinity) landed on a
                 // neighbour's (seed 1: 105 paths re-tracked with Newton first, 11 without).
+                // A path stopped as diverging whose Newton finds a finite root is tracked from
+                // its checkpoint too, and the tracked root stands: chandra-12 seed 1's path
+                // 1690 (valuation 0.133 at its stop, a root of κ = 3e12) had Newton land on
+                // path 214's root, and both were re-tracked in recovery, ~0.25 s after the
+                // tracker on the GPU. A few paths per run (1–2 on chandra-12, 5 on
+                // chandra-13); paths that do diverge find no root and cost nothing more.
                 let stalled = !ep.reason.as_ref().is_some_and(|r| r.starts_with(DIVERGING));
                 let refined = if self.retracking || stalled {
                     self.finish_near_one(&mut ep, checkpoint, lifts)
                         .or_else(|| self.finish_dd(&mut ep, &y))
                 } else {
-                    self.finish_dd(&mut ep, &y)
+                    self.finish_dd(&mut ep, &y).map(|root| {
+                        self.finish_near_one(&mut ep, checkpoint, lifts)
+                            .unwrap_or(root)
+                    })
                 };
                 if let Some(refined) = refined {
                     y = refined;
