@@ -63,8 +63,12 @@ pub fn host_group_size(n: usize) -> usize {
 }
 /// Rounds per group per loop while slots are iterating.
 pub const HOST_STEPS_BESIDE_SLOTS: u32 = 4;
-/// Rounds per group per loop once the slots are empty (the host's tail).
-pub const HOST_STEPS_ALONE: u32 = 16;
+/// Rounds per group per loop once the slots are empty (the host's tail): the loop's
+/// fork-join and the hand-over of the ended paths come once per this many rounds. 16 until
+/// session 22; chandra-12 on the H200 (seeds 1–3, two runs each): 16 rounds 0.78–1.12 s,
+/// 64 0.75–1.08 s, 256 0.74–0.99 s; its slowest seed's host tail was 426 loops of one or
+/// two long paths (the last ones evicted from the slots, ~900 steps each).
+pub const HOST_STEPS_ALONE: u32 = 256;
 
 /// Steps the host's paths in groups of [`host_group_size`] (in order) on `pool`, `steps`
 /// rounds each; returns the paths that ended (group by group, each group's in the order they
@@ -232,6 +236,8 @@ pub fn track_resident(
     let max_lift = default_lifts.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
     let tail = env_usize("PATHTRACK_RESIDENT_TAIL").unwrap_or(TAIL);
     let iterations = env_usize("PATHTRACK_RESIDENT_ITERS").map_or(ITERATIONS, |v| v as u32);
+    let host_alone =
+        env_usize("PATHTRACK_RESIDENT_HOST_ALONE").map_or(HOST_STEPS_ALONE, |v| v as u32);
     let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
     // PATHTRACK_RESIDENT_TRACE=2: one line per loop.
     let trace_loops = std::env::var("PATHTRACK_RESIDENT_TRACE").is_ok_and(|v| v == "2");
@@ -288,7 +294,7 @@ pub fn track_resident(
             let steps = if resident > 0 && !evict {
                 HOST_STEPS_BESIDE_SLOTS
             } else {
-                HOST_STEPS_ALONE
+                host_alone
             };
             let (layout, pool) = rt.host_engine()?;
             let (ends, evaluations, rounds) =
