@@ -7,14 +7,20 @@ use pathtrack::post::{Refiner, Status};
 use pathtrack::start::total_degree::TotalDegree;
 use pathtrack::track::{track_all, StartPoint, TrackerOptions};
 
-#[test]
-fn log_coordinate_start_reaches_the_same_endpoints() {
+/// katsura-5, its total-degree start (seed 4), and a CPU backend holding the homotopy.
+fn katsura5_total_degree() -> (pathtrack::system::System, TotalDegree, CpuBackend) {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/katsura5.yaml");
     let sys = pathtrack::system::load(&p).unwrap();
     let mut rng = pathtrack::solver::rng_for(4);
     let td = TotalDegree::new(&sys, &mut rng).unwrap();
     let mut b = CpuBackend::new(2).unwrap();
     b.set_homotopy(&td.homotopy).unwrap();
+    (sys, td, b)
+}
+
+#[test]
+fn log_coordinate_start_reaches_the_same_endpoints() {
+    let (sys, td, mut b) = katsura5_total_degree();
     let opts = TrackerOptions::default();
     let refiner = Refiner::new(&sys, 0.0);
     let mut run = |log: bool| {
@@ -69,12 +75,7 @@ fn log_coordinate_start_reaches_the_same_endpoints() {
 #[test]
 fn a_step_target_below_the_rounding_level_does_not_stall_the_tracker() {
     use pathtrack::track::TrackCode;
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/katsura5.yaml");
-    let sys = pathtrack::system::load(&p).unwrap();
-    let mut rng = pathtrack::solver::rng_for(4);
-    let td = TotalDegree::new(&sys, &mut rng).unwrap();
-    let mut b = CpuBackend::new(2).unwrap();
-    b.set_homotopy(&td.homotopy).unwrap();
+    let (_, td, mut b) = katsura5_total_degree();
     let mut run = |opts: &TrackerOptions| {
         let mut starts = (0..td.path_count() as u64).map(|i| StartPoint {
             path: i,
