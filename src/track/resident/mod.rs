@@ -27,6 +27,8 @@ use crate::error::Result;
 use crate::eval::{EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// A path in the endgame zone whose direction solve has a condition estimate above this goes
@@ -249,7 +251,10 @@ pub fn track_resident(
     let slots = rt.begin(opts)?;
     let mut occupant: Vec<Option<Occupant>> = (0..slots).map(|_| None).collect();
     // Free slots, lowest first (popped from the end).
-    let mut free: Vec<usize> = (0..slots).rev().collect();
+    // Free slots, lowest first: a heap, as a GPU batch has 65,536 slots for a few thousand
+    // paths, and sorting a list of the free ones after every collection cost chandra-12
+    // ~1 ms per loop (the "compaction" time of the trace, 0.06–0.09 s of ~1 s on the H200).
+    let mut free: BinaryHeap<Reverse<usize>> = (0..slots).map(Reverse).collect();
     let mut host: Vec<PathState> = Vec::new();
     let mut stats = TrackStats::default();
     let mut exhausted = false;
@@ -261,7 +266,7 @@ pub fn track_resident(
         while !exhausted && !free.is_empty() {
             match starts.next() {
                 Some(s) => {
-                    let slot = free.pop().expect("checked non-empty");
+                    let Reverse(slot) = free.pop().expect("checked non-empty");
                     occupant[slot] = Some(Occupant {
                         path: s.path,
                         lifts: s.lifts.clone(),
@@ -316,7 +321,7 @@ pub fn track_resident(
                 let Some(o) = occupant[slot].take() else {
                     continue;
                 };
-                free.push(slot);
+                free.push(Reverse(slot));
                 match &exit {
                     SlotExit::End { .. } => ended += 1,
                     SlotExit::Continue { .. } => handed += 1,
@@ -376,13 +381,11 @@ pub fn track_resident(
                         occupant[to] = occupant[from].take();
                     }
                     free = (0..slots)
-                        .rev()
                         .filter(|&i| occupant[i].is_none())
+                        .map(Reverse)
                         .collect();
                 }
             }
-            // Lowest slots first, whatever order they were freed in.
-            free.sort_unstable_by(|a, b| b.cmp(a));
             t_compact += t3.elapsed().as_secs_f64();
         }
         t_collect += t2.elapsed().as_secs_f64();
