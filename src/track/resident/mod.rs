@@ -250,7 +250,6 @@ pub fn track_resident(
     let (mut loops, mut handed, mut ended, mut evicted, mut moved) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let slots = rt.begin(opts)?;
     let mut occupant: Vec<Option<Occupant>> = (0..slots).map(|_| None).collect();
-    // Free slots, lowest first (popped from the end).
     // Free slots, lowest first: a heap, as a GPU batch has 65,536 slots for a few thousand
     // paths, and sorting a list of the free ones after every collection cost chandra-12
     // ~1 ms per loop (the "compaction" time of the trace, 0.06–0.09 s of ~1 s on the H200).
