@@ -19,7 +19,8 @@ use std::sync::Arc;
 /// Endpoints wait in a [`RefineQueue`] until this many are there…
 const REFINE_BATCH: usize = 256;
 /// …or this long has passed since the last batch left for refinement, or a path that
-/// stopped short of t = 1 comes ([`stopped_short`]).
+/// stopped short of t = 1 comes (`TrackCode::stopped_short`: its refinement is the costly
+/// tracking in double-double, so its batch leaves at once).
 ///
 /// 200 ms until session 22, and no early dispatch: a GPU solve of chandra-12 takes ~1 s,
 /// and a path that stopped short (tracked in double-double, 50–100 ms) could wait 200 ms
@@ -28,14 +29,6 @@ const REFINE_BATCH: usize = 256;
 const REFINE_WAIT: std::time::Duration = std::time::Duration::from_millis(25);
 /// Batches being refined at once, at most; the tracker waits for the oldest beyond this.
 const REFINE_IN_FLIGHT: usize = 64;
-
-/// A path stopped in the endgame zone other than as diverging: its refinement tracks it
-/// again in double-double from its checkpoint (`Refiner::process`), the costly case, so its
-/// batch leaves at once.
-fn stopped_short(end: &crate::track::PathEnd) -> bool {
-    matches!(&end.code, crate::track::TrackCode::StoppedInEndgame(r)
-        if !r.starts_with(crate::track::path::DIVERGING))
-}
 
 /// Endpoints on their way from the tracker to the tally and the observer. The tracker hands
 /// them over one at a time; a batch of them ([`REFINE_BATCH`] endpoints, or what came in
@@ -125,7 +118,7 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         tally: &mut Tally,
         obs: &mut dyn Observer,
     ) -> Result<()> {
-        let tracked_again = stopped_short(&end);
+        let tracked_again = end.code.stopped_short();
         self.pending.push(end);
         if tracked_again
             || self.pending.len() >= REFINE_BATCH

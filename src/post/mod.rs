@@ -11,7 +11,6 @@ use crate::eval::{cpu as eval_cpu, EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use crate::system::System;
 use crate::track::dd::track_near_one;
-use crate::track::path::DIVERGING;
 use crate::track::{PathEnd, TrackCode};
 use num_complex::Complex64 as C64;
 use serde::Serialize;
@@ -372,6 +371,7 @@ impl<'a> Refiner<'a> {
             attempt: 0,
             refined_dd: false,
         };
+        let stalled = end.code.stopped_short();
         match end.code {
             TrackCode::Reached => {
                 let tracked = y.clone();
@@ -456,7 +456,6 @@ impl<'a> Refiner<'a> {
                 // path 214's root, and both were re-tracked in recovery, ~0.25 s after the
                 // tracker on the GPU. A few paths per run (1–2 on chandra-12, 5 on
                 // chandra-13); paths that do diverge find no root and cost nothing more.
-                let stalled = !ep.reason.as_ref().is_some_and(|r| r.starts_with(DIVERGING));
                 let refined = if self.retracking || stalled {
                     self.finish_near_one(&mut ep, checkpoint, lifts)
                         .or_else(|| self.finish_dd(&mut ep, &y))

@@ -114,6 +114,15 @@ pub enum TrackCode {
     Failed(String),
 }
 
+impl TrackCode {
+    /// Stopped in the endgame zone other than as diverging (step underflow, too many steps,
+    /// stalled): its refinement tracks it again from its checkpoint in double-double
+    /// (`post::Refiner::process`).
+    pub fn stopped_short(&self) -> bool {
+        matches!(self, TrackCode::StoppedInEndgame(r) if !r.starts_with(DIVERGING))
+    }
+}
+
 /// A finished path as the tracker hands it to post-processing.
 #[derive(Clone, Debug)]
 pub struct PathEnd {

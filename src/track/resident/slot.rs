@@ -449,26 +449,15 @@ impl Snapshot {
     }
 
     fn continuation(self) -> SlotExit {
-        let steps = self.steps;
-        match self.entry {
-            Some((tau, y, log)) => SlotExit::Continue {
-                y,
-                tau,
-                log,
-                steps,
-                samples: Vec::new(),
-                checkpoint: None,
-                h: None,
-            },
-            None => SlotExit::Continue {
-                y: self.y,
-                tau: self.tau,
-                log: self.log,
-                steps,
-                samples: Vec::new(),
-                checkpoint: None,
-                h: None,
-            },
+        let (tau, y, log) = self.entry.unwrap_or((self.tau, self.y, self.log));
+        SlotExit::Continue {
+            y,
+            tau,
+            log,
+            steps: self.steps,
+            samples: Vec::new(),
+            checkpoint: None,
+            h: None,
         }
     }
 }
