@@ -568,6 +568,35 @@ fn paths_stalled_near_t_1_reach_their_huge_norm_solutions() {
     }
 }
 
+/// chandra-12, seed 2, path 1473 alone: at s ≈ 1.2e-10 (κ ≈ 1e8) its first corrections are
+/// ~1e-6 however short the step (the point drifts along the Jacobian's near-kernel) and the
+/// steps fall to ~1e-17. The tracker stops it after `TINY_STEP_RUN` such steps
+/// (`track::path::TINY_STEP`), not after 1,000 without halving `s` (`STALL_STEPS`: 1,477
+/// steps in all), and double-double tracking from its checkpoint reaches its solution of
+/// norm 1.5e6.
+#[test]
+fn a_path_crawling_with_tiny_steps_stops_early_and_reaches_its_solution() {
+    use pathtrack::track::path::STALL_STEPS;
+    let sys = shipped("chandra12");
+    let mut backend = CpuBackend::new(2).unwrap();
+    let opts = SolveOptions {
+        seed: 2,
+        only: Some(vec![1473]),
+        ..Default::default()
+    };
+    let (s, ends) = solve_collect(&sys, &opts, &mut backend).unwrap();
+    assert_eq!((s.nonsingular, s.at_infinity, s.failed), (1, 0, 0));
+    let e = &ends[0];
+    let reason = e.reason.as_deref().unwrap_or("");
+    assert!(reason.contains("shorter than"), "{reason}");
+    assert!(e.steps() < STALL_STEPS, "{} steps: {reason}", e.steps());
+    let x = e.coordinates.as_ref().expect("finite");
+    let r = sys.relative_residual(x);
+    assert!(norm_inf(x) > 1e6, "norm {:.1e}", norm_inf(x));
+    assert!(r < 1e-15, "residual {r:.1e}");
+    assert!(e.refined_dd);
+}
+
 /// chandra-16, seed 1, paths 9266, 31675 and 31677 (three cells). At s ≈ 26.79, far from
 /// t = 1, the sheets of 31675 and 31677 pass each other: 31675 heads towards a coordinate
 /// point (its other coordinates fall to 2e-9 of the largest within Δs ≈ 0.2) and 31677, at

@@ -40,6 +40,16 @@ pub const LOG_SWITCH_SPREAD_ENDGAME: f64 = 600.0;
 /// of 5e-19 at s = 6e-14 until the 20,000-step limit, ~5 s per path on two cores; a
 /// nonsingular path halves `s` every few steps.
 pub const STALL_STEPS: u32 = 1000;
+/// ... and a path in the zone whose last [`TINY_STEP_RUN`] steps were each shorter than
+/// `TINY_STEP · s` stalls too, without waiting for [`STALL_STEPS`]: at that pace halving
+/// `s` takes ~70,000 steps. chandra-12 (seed 2, CPU reference of resident tracking) path
+/// 1473 took 984 steps of 1e-17 at s = 1.2e-10 (κ ≈ 1e8, first corrections 1e-6 however
+/// short the step, the point drifting along the near-kernel of the Jacobian) before the
+/// stall rule handed it to double-double tracking: on the GPU, the last 90 ms of the run
+/// were that one path on one core.
+pub const TINY_STEP: f64 = 1e-5;
+/// See [`TINY_STEP`].
+pub const TINY_STEP_RUN: u32 = 32;
 /// The reason of a path stopped as diverging begins with this (the others stalled).
 pub const DIVERGING: &str = "diverging";
 /// A diverging path is stopped once `s = τ_end − τ` is below this.
@@ -203,6 +213,8 @@ pub struct PathState {
     /// steps (accepted + rejected) taken by then (see [`STALL_STEPS`]).
     halved_s: f64,
     halved_at: u32,
+    /// Consecutive steps in the zone shorter than `TINY_STEP · s` (see [`TINY_STEP`]).
+    tiny_steps: u32,
     /// Newton's quadratic constant on the real path, measured at the last step with a
     /// second correction: `ω = η₂/η₁²` (∞ before the first; see [`ONE_CORRECTION_SAFETY`]),
     /// and the condition estimate it was measured at.
@@ -457,6 +469,7 @@ impl PathState {
             loop_began: 0,
             halved_s: f64::INFINITY,
             halved_at: 0,
+            tiny_steps: 0,
             omega: f64::INFINITY,
             omega_cond: 1.0,
             unconfirmed: 0,
@@ -585,6 +598,7 @@ impl PathState {
     fn enter_loop(&mut self) {
         let tau = self.tau;
         self.halved_s = f64::INFINITY;
+        self.tiny_steps = 0;
         match &mut self.cauchy {
             Some(c) => c.begin_round(&self.y, tau),
             None => {
@@ -976,10 +990,21 @@ impl PathState {
                     }
                     if self.tau > opts.endgame_tau {
                         let (s, steps) = (opts.tau_end - self.tau, self.accepted + self.rejected);
+                        if self.h_try < TINY_STEP * (s + self.h_try) {
+                            self.tiny_steps += 1;
+                        } else {
+                            self.tiny_steps = 0;
+                        }
                         if s <= 0.5 * self.halved_s {
                             (self.halved_s, self.halved_at) = (s, steps);
                         } else if steps - self.halved_at >= STALL_STEPS {
                             let why = format!("stalled ({STALL_STEPS} steps at s = {s:.1e})");
+                            return self.stop(opts, why);
+                        }
+                        if self.tiny_steps >= TINY_STEP_RUN {
+                            let why = format!(
+                                "stalled ({TINY_STEP_RUN} steps shorter than {TINY_STEP:.0e}·s at s = {s:.1e})"
+                            );
                             return self.stop(opts, why);
                         }
                     }

@@ -344,7 +344,8 @@ impl Slot {
     }
 
     /// What the host gets back from a slot that left (`status` not active), or, with
-    /// `evict`, from an active one (tracked on from its entry point, or from where it is).
+    /// `evict`, from an active one (tracked on from its oldest endgame sample in the zone,
+    /// from where it is before).
     pub fn exit(&self, evict: bool, tau_end: f64) -> Option<SlotExit> {
         if self.status == SLOT_EMPTY || (self.status == SLOT_ACTIVE && !evict) {
             return None; // still tracking: nothing to copy
@@ -397,6 +398,12 @@ impl Snapshot {
                     _ => None,
                 },
             }),
+            // An evicted path in the zone goes on from late in it, as a divergence
+            // hand-over does: from its entry point, the host tracked chandra-12's 30–34
+            // evicted paths' zones again (7–9 k steps, most of the host's tail).
+            SLOT_ACTIVE if evict && self.entry.is_some() && !self.log => {
+                Some(self.from_oldest_sample(tau_end))
+            }
             SLOT_ACTIVE if evict => Some(self.continuation()),
             EXIT_HANDOFF => Some(self.continuation()),
             EXIT_CONTINUE => Some(self.from_oldest_sample(tau_end)),
@@ -428,7 +435,7 @@ impl Snapshot {
     /// solutions the slot's residual in double leaves errors up to `κ·ε`, and from its last
     /// point (s ≤ 1e-8) the GPU's chandra-12 re-tracked 4–8 paths per seed where the zone
     /// entry needed 0–2. The step size is the slot's, scaled by `s`; the point is the
-    /// double-double checkpoint when `s ≥ DD_CHECKPOINT_S`.
+    /// double-double checkpoint when `s ≥ DD_CHECKPOINT_S`, else the zone's entry point.
     fn from_oldest_sample(self, tau_end: f64) -> SlotExit {
         let (tau0, y0) = match self.samples.first() {
             Some(first) => first.clone(),
@@ -436,7 +443,14 @@ impl Snapshot {
         };
         let (s0, s) = (tau_end - tau0, tau_end - self.tau);
         let h = if s > 0.0 { self.h * s0 / s } else { self.h };
-        let checkpoint = (s0 >= DD_CHECKPOINT_S).then(|| (tau0, y0.clone()));
+        let checkpoint = if s0 >= DD_CHECKPOINT_S {
+            Some((tau0, y0.clone()))
+        } else {
+            match self.entry {
+                Some((t, y, false)) => Some((t, y)),
+                _ => None,
+            }
+        };
         SlotExit::Continue {
             y: y0.clone(),
             tau: tau0,
@@ -510,9 +524,12 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        // τ_end = −7.5e-8: the oldest sample is at s = 6e-9, below DD_CHECKPOINT_S
+        // τ_end = −7.5e-8: the oldest sample is at s = 6e-9, below DD_CHECKPOINT_S: the
+        // checkpoint is the zone's entry
         match snapshot(EXIT_CONTINUE).exit(false, -7.5e-8) {
-            Some(SlotExit::Continue { checkpoint, .. }) => assert_eq!(checkpoint, None),
+            Some(SlotExit::Continue { checkpoint, .. }) => {
+                assert_eq!(checkpoint, Some((-0.1, point(0.5))))
+            }
             other => panic!("{other:?}"),
         }
         match snapshot(EXIT_HANDOFF).exit(false, 0.0) {
@@ -525,6 +542,46 @@ mod tests {
                 ..
             }) => {
                 assert_eq!((y, tau), (point(0.5), -0.1));
+                assert!(samples.is_empty() && checkpoint.is_none() && h.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A path evicted in the tail goes on from its oldest sample when it is in the zone
+    /// (its zone is not tracked again), from where it is before the zone; a slot still
+    /// tracking is not read back without `evict`.
+    #[test]
+    fn evicted_paths_go_on_from_late_in_the_zone() {
+        assert!(snapshot(SLOT_ACTIVE).exit(false, 0.0).is_none());
+        match snapshot(SLOT_ACTIVE).exit(true, 0.0) {
+            Some(SlotExit::Continue {
+                y,
+                tau,
+                samples,
+                checkpoint,
+                h,
+                ..
+            }) => {
+                assert_eq!((y.clone(), tau), (point(8.1e-8), -8.1e-8));
+                assert!((h.unwrap() / 2.7e-9 - 1.0).abs() < 1e-12, "{h:?}");
+                assert_eq!(samples, vec![(tau, y)]);
+                assert_eq!(checkpoint, Some((-8.1e-8, point(8.1e-8))));
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut before_zone = snapshot(SLOT_ACTIVE);
+        (before_zone.entry, before_zone.samples, before_zone.tau) = (None, Vec::new(), -3.0);
+        match before_zone.exit(true, 0.0) {
+            Some(SlotExit::Continue {
+                y,
+                tau,
+                samples,
+                checkpoint,
+                h,
+                ..
+            }) => {
+                assert_eq!((y, tau), (point(1e-9), -3.0));
                 assert!(samples.is_empty() && checkpoint.is_none() && h.is_none());
             }
             other => panic!("{other:?}"),
