@@ -41,7 +41,9 @@ pub const ZONE_COND: f64 = 1e8;
 /// take 60–100 steps in the zone, passing branch points at s ≈ 1e-5), but they halve `s`
 /// every few steps, singular ones too (their steps scale with `s`).
 pub const ZONE_STEPS: u32 = 64;
-/// Iterations the slots run between two collections.
+/// Iterations the slots run between two collections. 32 was no faster on chandra-12,
+/// chandra-13, cyclic-10 or katsura-10 (session 23, H200, seven alternated rounds on two
+/// machines: within ±5 % either way).
 pub const ITERATIONS: u32 = 16;
 /// Once no start points are left and at most this many paths remain in the slots, they
 /// move to the host tracker (a device iteration for a handful of paths costs more than
@@ -63,7 +65,8 @@ pub const HOST_GROUPS_WANTED: usize = 16;
 pub fn host_group_size(n: usize) -> usize {
     (n / HOST_GROUPS_WANTED).clamp(1, HOST_GROUP)
 }
-/// Rounds per group per loop while slots are iterating.
+/// Rounds per group per loop while slots are iterating (`PATHTRACK_RESIDENT_HOST_BESIDE`
+/// overrides it; 2, 8 and 16 were no faster on chandra-12 in session 23).
 pub const HOST_STEPS_BESIDE_SLOTS: u32 = 4;
 /// Rounds per group per loop once the slots are empty (the host's tail): the loop's
 /// fork-join and the hand-over of the ended paths come once per this many rounds. 16 until
@@ -240,6 +243,8 @@ pub fn track_resident(
     let iterations = env_usize("PATHTRACK_RESIDENT_ITERS").map_or(ITERATIONS, |v| v as u32);
     let host_alone =
         env_usize("PATHTRACK_RESIDENT_HOST_ALONE").map_or(HOST_STEPS_ALONE, |v| v as u32);
+    let host_beside =
+        env_usize("PATHTRACK_RESIDENT_HOST_BESIDE").map_or(HOST_STEPS_BESIDE_SLOTS, |v| v as u32);
     let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
     // PATHTRACK_RESIDENT_TRACE=2: one line per loop.
     let trace_loops = std::env::var("PATHTRACK_RESIDENT_TRACE").is_ok_and(|v| v == "2");
@@ -296,7 +301,7 @@ pub fn track_resident(
         t_launch += (t1 - t0).as_secs_f64();
         if !host.is_empty() {
             let steps = if resident > 0 && !evict {
-                HOST_STEPS_BESIDE_SLOTS
+                host_beside
             } else {
                 host_alone
             };
