@@ -326,7 +326,7 @@ pub fn solve(
                      tally: &mut Tally,
                      obs: &mut dyn Observer| {
         refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
-        refiner.retracking = attempt > 0;
+        refiner.attempt = attempt;
         let refiner = &refiner;
         pool.in_place_scope(|scope| {
             let mut queue = RefineQueue::new(refiner, scope, attempt);

@@ -116,9 +116,11 @@ pub struct Refiner<'a> {
     near_one: Option<DdHomotopy>,
     /// No re-tracking follows: ambiguous endpoints are settled rather than left failed.
     pub last_attempt: bool,
-    /// The paths are being re-tracked (recovery rounds): a path stopped in the endgame zone
-    /// is tracked in double-double from its checkpoint before Newton is tried.
-    pub retracking: bool,
+    /// 0 on the first pass, `k` in the `k`-th recovery round. When re-tracking, a path
+    /// stopped in the endgame zone is tracked in double-double from its checkpoint before
+    /// Newton is tried; from the second round on with the tighter
+    /// [`crate::track::dd::DD_ETA_TARGET_RETRACK`].
+    pub attempt: u8,
 }
 
 impl<'a> Refiner<'a> {
@@ -138,7 +140,7 @@ impl<'a> Refiner<'a> {
             target,
             row_weight,
             last_attempt: true,
-            retracking: false,
+            attempt: 0,
         }
     }
 
@@ -160,7 +162,7 @@ impl<'a> Refiner<'a> {
     ) -> Option<Vec<C64>> {
         let hom = self.near_one.as_ref()?;
         let (tau0, y0) = checkpoint?;
-        let eta = if self.retracking {
+        let eta = if self.attempt >= 2 {
             crate::track::dd::DD_ETA_TARGET_RETRACK
         } else {
             crate::track::dd::DD_ETA_TARGET
@@ -456,7 +458,7 @@ impl<'a> Refiner<'a> {
                 // path 214's root, and both were re-tracked in recovery, ~0.25 s after the
                 // tracker on the GPU. A few paths per run (1–2 on chandra-12, 5 on
                 // chandra-13); paths that do diverge find no root and cost nothing more.
-                let refined = if self.retracking || stalled {
+                let refined = if self.attempt > 0 || stalled {
                     self.finish_near_one(&mut ep, checkpoint, lifts)
                         .or_else(|| self.finish_dd(&mut ep, &y))
                 } else {

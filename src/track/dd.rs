@@ -39,8 +39,12 @@ pub const DD_CHECKPOINT_S: f64 = 1e-8;
 /// CPU backend takes 10–30 % less time on them (chandra-13 seed 1: 32.5 → 23.8 s on
 /// two cores); these trackings were as much CPU time as the host's own steps.
 pub const DD_ETA_TARGET: f64 = 1e-6;
-/// ... in the recovery rounds: the end of a first tracking near chandra-14's clusters of
-/// huge-norm solutions (κ ≥ 1e16) was off their Newton basins.
+/// ... in the recovery rounds from the second on: the end of a first tracking near
+/// chandra-14's clusters of huge-norm solutions (κ ≥ 1e16) was off their Newton basins.
+/// The first round used it too until session 23; with [`DD_ETA_TARGET`] there, every
+/// endpoint of chandra-12 (seeds 1–3), chandra-13 (seeds 1–2) and chandra-14 (seed 1) is the
+/// same path for path, with the same recoveries, and chandra-12 seed 3's paths take 1,706
+/// double-double steps in all instead of 2,671 (CPU backend).
 pub const DD_ETA_TARGET_RETRACK: f64 = 1e-10;
 /// A step whose first correction exceeds this is rejected.
 pub const DD_ETA_MAX: f64 = 1e-5;
