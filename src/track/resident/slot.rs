@@ -393,10 +393,7 @@ impl Snapshot {
                 steps,
                 code: TrackCode::Reached,
                 samples: self.samples,
-                checkpoint: match self.entry {
-                    Some((t, y, false)) => Some((t, y)),
-                    _ => None,
-                },
+                checkpoint: entry_checkpoint(self.entry),
             }),
             // An evicted path in the zone goes on from late in it, as a divergence
             // hand-over does: from its entry point, the host tracked chandra-12's 30–34
@@ -446,10 +443,7 @@ impl Snapshot {
         let checkpoint = if s0 >= DD_CHECKPOINT_S {
             Some((tau0, y0.clone()))
         } else {
-            match self.entry {
-                Some((t, y, false)) => Some((t, y)),
-                _ => None,
-            }
+            entry_checkpoint(self.entry)
         };
         SlotExit::Continue {
             y: y0.clone(),
@@ -473,6 +467,15 @@ impl Snapshot {
             checkpoint: None,
             h: None,
         }
+    }
+}
+
+/// A slot's zone entry `(τ, y, log)` as a double-double checkpoint: only in projective
+/// coordinates.
+fn entry_checkpoint(entry: Option<(f64, Vec<C64>, bool)>) -> Option<(f64, Vec<C64>)> {
+    match entry {
+        Some((t, y, false)) => Some((t, y)),
+        _ => None,
     }
 }
 
