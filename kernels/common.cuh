@@ -74,4 +74,19 @@ __device__ __forceinline__ void store_rows(double2 (*tile)[W], double2* __restri
     }
 }
 
+// Exponent (real and imaginary part) of term c at ẑ: Σ_{j<NN} z_j·a_jc + τ·ω, with ω the
+// point's own lift when it has one (lp = its lift row, or null) and Â's last row otherwise.
+__device__ __forceinline__ double2 term_exponent(const double2* zz, const double* __restrict__ ahat,
+                                                 const double* __restrict__ lp, int c) {
+    double re = 0.0, im = 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) {
+        double a = ahat[c * NZ + j];
+        re = fma(zz[j].x, a, re);
+        im = fma(zz[j].y, a, im);
+    }
+    const double w = lp ? lp[c] : ahat[c * NZ + NN];
+    return cmk(fma(zz[NN].x, w, re), fma(zz[NN].y, w, im));
+}
+
 #endif

@@ -11,21 +11,6 @@
 //        paths: ω'(a) = ⟨a,α⟩ + ω(a) − β_k of their cell); the exponent of term c is then
 //        ⟨â_c, log y⟩ + τ·ω'_c and ∂h/∂τ = Σ_c ω'_c·coeff_c·e_c depends on the point.
 
-// Exponent (real and imaginary part) of term c at ẑ: Σ_{j<NN} z_j·a_jc + τ·ω, with ω the
-// point's own lift when it has one (lp = its lift row, or null) and Â's last row otherwise.
-__device__ __forceinline__ double2 term_exponent(const double2* zz, const double* __restrict__ ahat,
-                                                 const double* __restrict__ lp, int c) {
-    double re = 0.0, im = 0.0;
-#pragma unroll
-    for (int j = 0; j < NN; ++j) {
-        double a = ahat[c * NZ + j];
-        re = fma(zz[j].x, a, re);
-        im = fma(zz[j].y, a, im);
-    }
-    const double w = lp ? lp[c] : ahat[c * NZ + NN];
-    return cmk(fma(zz[NN].x, w, re), fma(zz[NN].y, w, im));
-}
-
 // Z ← log Y, τ appended (points in log mode are copied: they are z already). One thread
 // per entry of z.
 extern "C" __global__ void log_points(const double2* __restrict__ y,

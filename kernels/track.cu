@@ -14,6 +14,8 @@
 //   stau cap × 4, sy cap × 4 × NN: endgame samples (τ, y), oldest first
 //   euler, newton, cond_out: the directions of the last iteration
 //   lifts cap × MT (or null): each slot's own lifts
+//   ddm  cap bytes: double-double mode (slot.rs Slot::dd; kernels/dd_residual.cu computes
+//        the residual of such slots' corrections)
 
 // Compile time: helpers called from several places (step begin and rejection, the regime
 // and log-switch tests, the two coordinate changes) are `__noinline__`, and the loops of
@@ -46,6 +48,7 @@ static_assert(RT_HALVED_AT < RT_CT_FIELDS, "ct holds fewer fields than track.cu 
 #define RT_REACHED 2
 #define RT_HANDOFF 3
 #define RT_CONTINUE 4
+#define RT_DIVERGED 5
 #define RT_FAILED 16
 // failure reasons (slot.rs FAIL_REASONS)
 #define F_SINGULAR_START 0
@@ -77,6 +80,7 @@ struct RtState {
     const double2* newton;
     const double* cond_out;
     double* lifts;
+    unsigned char* ddm;
     long long cap;
 };
 
@@ -87,7 +91,8 @@ struct RtOpts {
         to_log_spread, sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
     double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
-        eta_near_toric_infinity, unresolved_noise;
+        eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s;
+    unsigned int dd_residuals;
 };
 
 
@@ -203,6 +208,54 @@ __device__ __noinline__ void rt_reject(const RtState& S, const RtOpts& o, long i
         return;
     }
     rt_begin_step(S, o, i);
+}
+
+// endgame::homogenizing_valuation of slot i's samples q and q + 1 (NaN where undefined).
+__device__ __noinline__ double rt_valuation(const RtState& S, const RtOpts& o, long i, int q) {
+    const double s1 = fabs(o.tau_end - S.stau[i * RT_SAMPLES + q]);
+    const double s2 = fabs(o.tau_end - S.stau[i * RT_SAMPLES + q + 1]);
+    if (!(s1 > 0.0 && s2 > 0.0 && s1 != s2)) return 0.0 / 0.0;
+    return (log(rt_rel(S.sy + (i * RT_SAMPLES + q) * NN)) -
+            log(rt_rel(S.sy + (i * RT_SAMPLES + q + 1) * NN))) /
+           (log(s1) - log(s2));
+}
+
+// path::stable_divergence over slot i's ns samples: four, the newest at s ≤ DIVERGENCE_S,
+// three valuation estimates agreeing to 0.01, the last above 2·VALUATION_TOL.
+__device__ __noinline__ bool rt_stable_divergence(const RtState& S, const RtOpts& o, long i,
+                                                  int ns) {
+    if (ns < 4 || o.tau_end - S.stau[i * RT_SAMPLES + ns - 1] > o.divergence_s) return false;
+    const double v0 = rt_valuation(S, o, i, ns - 4);
+    const double v1 = rt_valuation(S, o, i, ns - 3);
+    const double v2 = rt_valuation(S, o, i, ns - 2);
+    if (v0 != v0 || v1 != v1 || v2 != v2) return false;
+    return fabs(v0 - v1) < 0.01 && fabs(v1 - v2) < 0.01 && v2 > 2.0 * o.valuation_tol;
+}
+
+// Slot::enter_dd: back to the oldest sample (step size scaled by s, that sample the only
+// one and, when s ≥ DD_CHECKPOINT_S, the zone entry), double-double mode, refinement first.
+// t: the slot's τ now.
+__device__ __noinline__ void rt_enter_dd(const RtState& S, const RtOpts& o, long i, double t) {
+    const long cap = S.cap;
+    const double tau0 = S.stau[i * RT_SAMPLES];
+    const double s0 = o.tau_end - tau0, s = o.tau_end - t;
+    if (s > 0.0) S.sc[RT_H * cap + i] *= s0 / s;
+    const double2* y0 = S.sy + i * RT_SAMPLES * NN;
+    if (s0 >= o.dd_checkpoint_s) {
+        S.entered[i] = 1;
+        S.sc[RT_RTAU * cap + i] = tau0;
+        for (int j = 0; j < NN; ++j) S.entry_y[i * NN + j] = y0[j];
+    }
+    S.nsamp[i] = 1;
+    for (int j = 0; j < NN; ++j) {
+        S.y[i * NN + j] = y0[j];
+        S.yeval[i * NN + j] = y0[j];
+    }
+    S.sc[RT_TAU * cap + i] = tau0;
+    S.taueval[i] = cmk(tau0, 0.0);
+    S.sc[RT_HALVED * cap + i] = 1.0 / 0.0;
+    S.ddm[i] = 1;
+    S.ct[RT_PHASE * cap + i] = 0;
 }
 
 extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
@@ -408,7 +461,8 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.sc[RT_HALVED * cap + i] = s;
             S.ct[RT_HALVED_AT * cap + i] = steps;
         }
-        if (cond > o.zone_cond || steps - S.ct[RT_HALVED_AT * cap + i] >= o.zone_steps) {
+        const double zone_cond = S.ddm[i] ? o.zone_cond_dd : o.zone_cond;
+        if (cond > zone_cond || steps - S.ct[RT_HALVED_AT * cap + i] >= o.zone_steps) {
             S.status[i] = RT_HANDOFF;
             return;
         }
@@ -429,19 +483,25 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.stau[i * RT_SAMPLES + ns] = t;
             for (int j = 0; j < NN; ++j) S.sy[(i * RT_SAMPLES + ns) * NN + j] = y[j];
             S.nsamp[i] = (unsigned char)(ns + 1);
-            // a homogenizing coordinate still shrinking like s^v, v > 2·VALUATION_TOL, at
-            // s ≤ DIVERGENCE_S: to the host, from its oldest sample (EXIT_CONTINUE)
-            if (ns >= 1 && !lg && s <= o.divergence_s) {
-                const double s1 = fabs(o.tau_end - S.stau[i * RT_SAMPLES + ns - 1]);
-                const double s2 = fabs(o.tau_end - t);
-                if (s1 > 0.0 && s2 > 0.0 && s1 != s2) {
-                    const double v = (log(rt_rel(S.sy + (i * RT_SAMPLES + ns - 1) * NN)) -
-                                      log(rt_rel(S.sy + (i * RT_SAMPLES + ns) * NN))) /
-                                     (log(s1) - log(s2));
-                    if (v > 2.0 * o.valuation_tol) {
+            if (S.ddm[i]) {
+                // double-double mode: a valuation that stays positive ends the path as
+                // diverging (path::stable_divergence)
+                if (rt_stable_divergence(S, o, i, ns + 1)) {
+                    S.status[i] = RT_DIVERGED;
+                    return;
+                }
+            } else if (ns >= 1 && !lg && s <= o.divergence_s) {
+                // a homogenizing coordinate still shrinking like s^v, v > 2·VALUATION_TOL,
+                // at s ≤ DIVERGENCE_S: back to the oldest sample in double-double mode, or
+                // to the host from there (EXIT_CONTINUE)
+                const double v = rt_valuation(S, o, i, ns - 1);
+                if (v > 2.0 * o.valuation_tol) {
+                    if (o.dd_residuals) {
+                        rt_enter_dd(S, o, i, t);
+                    } else {
                         S.status[i] = RT_CONTINUE;
-                        return;
                     }
+                    return;
                 }
             }
         }
@@ -489,6 +549,7 @@ extern "C" __global__ void rt_load(RtState S, RtOpts o, const int* __restrict__ 
     S.sc[RT_HALVED * cap + i] = 1.0 / 0.0;
     S.entered[i] = 0;
     S.nsamp[i] = 0;
+    S.ddm[i] = 0;
     if (lifts0 && S.lifts)
         for (int c = 0; c < MT; ++c) S.lifts[i * MT + c] = lifts0[r * MT + c];
     S.status[i] = RT_ACTIVE;
@@ -547,6 +608,7 @@ extern "C" __global__ void rt_move(RtState S, const int* __restrict__ from,
     S.logm[b] = S.logm[a];
     S.entered[b] = S.entered[a];
     S.nsamp[b] = S.nsamp[a];
+    S.ddm[b] = S.ddm[a];
     if (S.lifts)
         for (int c = 0; c < MT; ++c) S.lifts[b * MT + c] = S.lifts[a * MT + c];
     S.status[b] = S.status[a];

@@ -121,6 +121,116 @@ fn extended_jacobians_match_the_cpu_backend() {
     eprintln!("largest relative row error: {worst:.2e}");
 }
 
+/// The residual column in double-double on the device (kernels/dd_residual.cu, what the
+/// resident slots use in double-double mode) against the host's
+/// (`backend::cpu::accurate_residual`), at points where the double value is noise: each
+/// equation's last coefficient is chosen so that its terms cancel at the first point to
+/// ~1e-16 of their size. The other points are random. τ = −40 with lifts 12.6–13 takes the
+/// scaled route (`|τω| > 500`), the others the unscaled one.
+#[test]
+fn double_double_residuals_match_the_host_where_double_is_noise() {
+    use pathtrack::backend::cpu::accurate_residual;
+    use pathtrack::eval::EvalLayout;
+    use pathtrack::homotopy::Homotopy;
+    let _one_at_a_time = serial();
+    let Some(mut g) = gpu() else { return };
+    let mut cpu = CpuBackend::new(2).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
+    let (mut worst, mut worst_double) = (0.0f64, f64::INFINITY);
+    let cases = [
+        (-1e-7, 0.0, 3.0),
+        (-0.3, 0.0, 3.0),
+        (-2.0, 0.0, 1.0),
+        (-40.0, 12.6, 13.0),
+    ];
+    for (trial, &(tau, lift_min, lift_max)) in cases.iter().enumerate() {
+        let n = 3 + trial;
+        let x: Vec<C64> = (0..n).map(|_| rc(&mut rng)).collect();
+        let eqs: Vec<Vec<(C64, Vec<i32>, f64)>> = (0..n)
+            .map(|_| {
+                let mut terms: Vec<(C64, Vec<i32>, f64)> = (0..6)
+                    .map(|_| {
+                        let a = (0..n).map(|_| rng.random_range(0..3)).collect();
+                        let lift = lift_min + rng.random::<f64>() * (lift_max - lift_min);
+                        (rc(&mut rng), a, lift)
+                    })
+                    .collect();
+                // c·x^a·e^{τ(ω − ω_last)}: scaled by the last term's growth, which underflows
+                // the complex division below at τω ≈ −500
+                let w_last = terms[5].2;
+                let value = |(c, a, w): &(C64, Vec<i32>, f64)| {
+                    let mono = a
+                        .iter()
+                        .zip(&x)
+                        .fold(C64::new(1.0, 0.0), |m, (&e, v)| m * v.powi(e));
+                    (*c, mono * (tau * (w - w_last)).exp())
+                };
+                let rest: C64 = terms[..5]
+                    .iter()
+                    .map(|t| {
+                        let (c, v) = value(t);
+                        c * v
+                    })
+                    .sum();
+                let (_, last) = value(&terms[5]);
+                terms[5].0 = -rest / last;
+                terms
+            })
+            .collect();
+        let h = Homotopy::from_affine_terms(n, eqs);
+        let layout = EvalLayout::new(&h);
+        let (nh, w) = (n + 1, n + 3);
+        let el = n * w;
+        let p = 40;
+        let (mut ys, _) = random_points(&mut rng, p, nh);
+        ys[..n].copy_from_slice(&x);
+        ys[n] = C64::new(1.0, 0.0);
+        let taus = vec![C64::new(tau, 0.0); p];
+        let pts = Points::projective(&ys, &taus);
+        cpu.set_homotopy(&h).unwrap();
+        let mut double = nan_vec(p * el);
+        cpu.extended_jacobians(&pts, &mut double).unwrap();
+        let mut want = double.clone();
+        for i in 0..p {
+            assert!(
+                accurate_residual(&layout, &pts, i, &mut want),
+                "trial {trial} point {i}"
+            );
+        }
+        g.set_homotopy(&h).unwrap();
+        g.poison_device_buffers().unwrap();
+        let mut got = nan_vec(p * el);
+        g.extended_jacobians_dd(&pts, &mut got).unwrap();
+        for i in 0..p {
+            for k in 0..n {
+                let r = i * el + k * w;
+                let scale = want[r..r + nh].iter().fold(0.0f64, |a, z| a.max(z.norm()));
+                let (dd, host) = (got[r + nh + 1], want[r + nh + 1]);
+                // 1e-12 of the value, or 1e-28 of the row: far below the double's noise
+                let err = (dd - host).norm();
+                assert!(
+                    err.is_finite() && err <= 1e-12 * host.norm() + 1e-28 * scale,
+                    "trial {trial} point {i} eq {k}: device {dd} host {host} (row scale {scale:e})"
+                );
+                if i == 0 {
+                    worst = worst.max(err / host.norm());
+                    // the double residual at the cancelling point is off by far more
+                    let off = (double[r + nh + 1] - host).norm() / host.norm();
+                    worst_double = worst_double.min(off);
+                }
+            }
+        }
+    }
+    assert!(
+        worst_double > 1e-6,
+        "the test points do not need double-double: {worst_double:e}"
+    );
+    eprintln!(
+        "at the cancelling points: device against host {worst:.1e} relative; double residual \
+         off by ≥ {worst_double:.1e}"
+    );
+}
+
 /// With the host offload on, rounds of at most `HOST_ROUND` points and the points near
 /// t = 1 whose kernel condition estimate exceeds the threshold get the CPU
 /// backend's directions bit for bit (the same host code, double-double residuals included);

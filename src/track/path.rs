@@ -109,6 +109,23 @@ pub const ONE_CORRECTION_RUN: u32 = 3;
 pub const ONE_CORRECTION_RELATIVE: f64 = 1e-6;
 use num_complex::Complex64 as C64;
 
+/// The divergence rule of [`PathState`] (and of the resident slots in double-double mode,
+/// `track::resident::slot`): the homogenizing coordinate's valuation, estimated on the
+/// last three pairs of `samples` (four samples, the newest at `s = τ_end − τ ≤`
+/// [`DIVERGENCE_S`]), is clearly positive (`> 2·VALUATION_TOL`) and stable to 0.01; returns
+/// the newest estimate.
+pub fn stable_divergence(samples: &[(f64, Vec<C64>)], tau_end: f64) -> Option<f64> {
+    let k = samples.len();
+    if k < 4 || tau_end - samples[k - 1].0 > DIVERGENCE_S {
+        return None;
+    }
+    let v0 = homogenizing_valuation(&samples[k - 4..k - 2], tau_end)?;
+    let v1 = homogenizing_valuation(&samples[k - 3..k - 1], tau_end)?;
+    let v2 = homogenizing_valuation(&samples[k - 2..], tau_end)?;
+    let stable = (v0 - v1).abs() < 0.01 && (v1 - v2).abs() < 0.01;
+    (v2 > 2.0 * VALUATION_TOL && stable).then_some(v2)
+}
+
 /// How tracking of a path ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TrackCode {
@@ -696,15 +713,7 @@ impl PathState {
     /// (seen on chandra-6 at s = 1e-6, and on cyclic-6 a fast path mimicked 1/6 at 1e-3), so
     /// `DIVERGENCE_S` matches [`crate::post::INFINITY_TOL`].
     fn diverging(&self) -> Option<f64> {
-        let k = self.samples.len();
-        if k < 4 || self.samples[k - 1].0 < -DIVERGENCE_S {
-            return None;
-        }
-        let v0 = homogenizing_valuation(&self.samples[k - 4..k - 2], 0.0)?;
-        let v1 = homogenizing_valuation(&self.samples[k - 3..k - 1], 0.0)?;
-        let v2 = homogenizing_valuation(&self.samples[k - 2..], 0.0)?;
-        let stable = (v0 - v1).abs() < 0.01 && (v1 - v2).abs() < 0.01;
-        (v2 > 2.0 * VALUATION_TOL && stable).then_some(v2)
+        stable_divergence(&self.samples, 0.0)
     }
 
     /// Gives the Cauchy endgame up (loops that do not close, estimates that do not agree,

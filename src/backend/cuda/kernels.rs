@@ -15,6 +15,7 @@ const DIRECTIONS: &str = include_str!("../../../kernels/directions.cu");
 const QR: &str = include_str!("../../../kernels/qr.cu");
 const STEP: &str = include_str!("../../../kernels/step.cu");
 const TRACK: &str = include_str!("../../../kernels/track.cu");
+const DD_RESIDUAL: &str = include_str!("../../../kernels/dd_residual.cu");
 
 /// Largest number of homogeneous coordinates the one-row-per-lane direction kernel handles.
 pub const MAX_NN: usize = 32;
@@ -38,6 +39,9 @@ pub struct Kernels {
     pub rt_gather: CudaFunction,
     /// Resident tracking: paths moved into lower slots.
     pub rt_move: CudaFunction,
+    /// The residual column in double-double (kernels/dd_residual.cu), for slots in
+    /// double-double mode.
+    pub dd_residual: CudaFunction,
     /// The generated evaluator (absent beyond [`MAX_GEN_TERMS`] terms).
     pub eval_gen: Option<CudaFunction>,
     /// The generated evaluator for points with their own lifts (with `eval_gen`).
@@ -89,7 +93,7 @@ pub fn header(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
 
 /// The fixed kernels as independent compilation units (file name, source parts after the
 /// header, kernels), compiled in parallel by [`build`].
-const UNITS: [(&str, &[&str], &[&str]); 4] = [
+const UNITS: [(&str, &[&str], &[&str]); 5] = [
     (
         "eval.cu",
         &[EVAL],
@@ -112,6 +116,7 @@ const UNITS: [(&str, &[&str], &[&str]); 4] = [
         &["rt_advance", "rt_load", "rt_gather", "rt_move"],
     ),
     ("qr.cu", &[QR], &["qr_build", "qr_directions"]),
+    ("dd_residual.cu", &[DD_RESIDUAL], &["dd_residual"]),
 ];
 
 /// Largest number of terms for which [`eval_gen_source`] is generated (code size and
@@ -311,6 +316,7 @@ pub fn build(
         rt_move: next(),
         qr_build: next(),
         qr_directions: next(),
+        dd_residual: next(),
         eval_gen: if generated { Some(next()) } else { None },
         eval_gen_lift: if generated { Some(next()) } else { None },
         seg: segment(n + 1).unwrap_or(32),

@@ -395,6 +395,102 @@ impl CudaBackend {
         Ok(())
     }
 
+    /// Queues kernels/dd_residual.cu over `p` points at device addresses `y`, `tau` whose
+    /// extended Jacobians (from `z`, the evaluation's `log_points` output) are in `jac`: the
+    /// residual column of the points `modes` selects, recomputed in double-double.
+    #[allow(clippy::too_many_arguments)]
+    fn queue_dd_residual(
+        &self,
+        p: usize,
+        y: u64,
+        tau: u64,
+        pk: PointKinds,
+        modes: DdModes,
+        z: u64,
+        jac: u64,
+    ) -> Result<()> {
+        let l = self.loaded()?;
+        let cfg = LaunchConfig {
+            grid_dim: (p.div_ceil(BLOCK as usize) as u32, l.n as u32, 1),
+            block_dim: (BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (ahat, bt, pi) = (l.ahat.ptr, l.bt.ptr, i32_of(p)?);
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&l.k.dd_residual)
+                .arg(&modes.status)
+                .arg(&modes.ddm)
+                .arg(&pk.logm)
+                .arg(&modes.phase)
+                .arg(&y)
+                .arg(&tau)
+                .arg(&pk.lifts)
+                .arg(&z)
+                .arg(&ahat)
+                .arg(&bt)
+                .arg(&jac)
+                .arg(&pi)
+                .launch(cfg)
+        }
+        .map(|_| ())
+        .map_err(|e| cuda_err("cuLaunchKernel(dd_residual)", e))
+    }
+
+    /// The extended Jacobians of [`Backend::extended_jacobians`] with the residual column of
+    /// every projective point computed in double-double on the device (kernels/dd_residual.cu,
+    /// what the resident slots in double-double mode use; the host's counterpart is
+    /// `backend::cpu::accurate_residual`).
+    pub fn extended_jacobians_dd(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()> {
+        self.extended_jacobians_with(pts, out, true)
+    }
+
+    /// [`Backend::extended_jacobians`], with the residual column in double-double where `dd`.
+    fn extended_jacobians_with(
+        &mut self,
+        pts: &Points<'_>,
+        out: &mut [C64],
+        dd: bool,
+    ) -> Result<()> {
+        let (ys, taus) = (pts.ys, pts.taus);
+        let el = self.loaded()?.ext_len();
+        self.check_sizes(ys, taus, el, out.len())?;
+        self.check_kinds(pts)?;
+        let (nn, n) = (self.loaded()?.nn, self.loaded()?.n);
+        let p = taus.len();
+        let mut done = 0;
+        while done < p {
+            let want = self.chunk_for(p - done)?;
+            let q = self.ensure(want, pts.lifts.is_some())?;
+            self.dev.bind()?;
+            let pk = self.upload_points(pts, done, q)?;
+            let b = self.bufs.as_ref().unwrap();
+            self.queue_eval(q, b.y.ptr, b.tau.ptr, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+            if dd {
+                let all = DdModes::default();
+                self.queue_dd_residual(q, b.y.ptr, b.tau.ptr, pk, all, b.z.ptr, b.jac.ptr)?;
+            }
+            let l = self.loaded()?;
+            let (pi, y, jac, logm) = (i32_of(q)?, b.y.ptr, b.jac.ptr, pk.logm);
+            unsafe {
+                self.dev
+                    .stream
+                    .launch_builder(&l.k.scale_ext)
+                    .arg(&y)
+                    .arg(&logm)
+                    .arg(&jac)
+                    .arg(&pi)
+                    .launch(grid1(q * n * nn))
+            }
+            .map_err(|e| cuda_err("cuLaunchKernel(scale_ext)", e))?;
+            self.dev
+                .dtoh(&mut out[done * el..(done + q) * el], &b.jac)?;
+            done += q;
+        }
+        Ok(())
+    }
+
     /// Queues the extended Jacobians (before the `diag(e^{−z})` scaling) of `p` points at
     /// device addresses `y`, `tau` into `jac`, with scratch `z` and `e`. `pk` says which
     /// points are in log mode and which lifts they carry (device addresses, 0 for none).
@@ -689,38 +785,7 @@ impl Backend for CudaBackend {
     }
 
     fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()> {
-        let (ys, taus) = (pts.ys, pts.taus);
-        let el = self.loaded()?.ext_len();
-        self.check_sizes(ys, taus, el, out.len())?;
-        self.check_kinds(pts)?;
-        let (nn, n) = (self.loaded()?.nn, self.loaded()?.n);
-        let p = taus.len();
-        let mut done = 0;
-        while done < p {
-            let want = self.chunk_for(p - done)?;
-            let q = self.ensure(want, pts.lifts.is_some())?;
-            self.dev.bind()?;
-            let pk = self.upload_points(pts, done, q)?;
-            let b = self.bufs.as_ref().unwrap();
-            self.queue_eval(q, b.y.ptr, b.tau.ptr, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
-            let l = self.loaded()?;
-            let (pi, y, jac, logm) = (i32_of(q)?, b.y.ptr, b.jac.ptr, pk.logm);
-            unsafe {
-                self.dev
-                    .stream
-                    .launch_builder(&l.k.scale_ext)
-                    .arg(&y)
-                    .arg(&logm)
-                    .arg(&jac)
-                    .arg(&pi)
-                    .launch(grid1(q * n * nn))
-            }
-            .map_err(|e| cuda_err("cuLaunchKernel(scale_ext)", e))?;
-            self.dev
-                .dtoh(&mut out[done * el..(done + q) * el], &b.jac)?;
-            done += q;
-        }
-        Ok(())
+        self.extended_jacobians_with(pts, out, false)
     }
 
     fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
@@ -839,6 +904,15 @@ impl CudaBackend {
 pub(crate) struct PointKinds {
     logm: u64,
     lifts: u64,
+}
+
+/// Device addresses of the per-slot data that selects the points of [`CudaBackend::queue_dd_residual`]:
+/// status bytes, double-double mode bytes and step-machine phases (0 each: every point).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DdModes {
+    pub status: u64,
+    pub ddm: u64,
+    pub phase: u64,
 }
 
 impl CudaBackend {

@@ -7,7 +7,7 @@
 //! The host's own (endgame) paths get their directions from [`super::HostDirections`], on
 //! the host's cores, while the device iterates.
 
-use super::{cuda_err, grid1, i32_of, CudaBackend, PointKinds, SolveOperands};
+use super::{cuda_err, grid1, i32_of, CudaBackend, DdModes, PointKinds, SolveOperands};
 use crate::error::{Error, Result};
 use crate::eval::EvalLayout;
 use crate::gpu::DBuf;
@@ -15,7 +15,7 @@ use crate::track::path::{
     LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
     STAGNATION_TOL,
 };
-use crate::track::resident::slot::{Snapshot, SLOT_ACTIVE, SLOT_EMPTY};
+use crate::track::resident::slot::{Snapshot, SLOT_ACTIVE, SLOT_EMPTY, ZONE_COND_DD};
 use crate::track::resident::{compaction_moves, ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::track::{StartPoint, TrackerOptions};
 use cudarc::driver::{DeviceRepr, PushKernelArg};
@@ -54,6 +54,7 @@ struct RtState {
     newton: u64,
     cond_out: u64,
     lifts: u64,
+    ddm: u64,
     cap: i64,
 }
 unsafe impl DeviceRepr for RtState {}
@@ -89,6 +90,11 @@ struct RtOpts {
     to_log_overshoot: f64,
     eta_near_toric_infinity: f64,
     unresolved_noise: f64,
+    zone_cond_dd: f64,
+    dd_checkpoint_s: f64,
+    /// 1: slots enter double-double mode (`slot::Slot::residual`), 0: they hand such paths
+    /// to the host.
+    dd_residuals: u32,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -122,6 +128,9 @@ impl RtOpts {
             to_log_overshoot: crate::track::path::TO_LOG_OVERSHOOT,
             eta_near_toric_infinity: crate::track::NEAR_TORIC_INFINITY_ETA,
             unresolved_noise: crate::track::path::UNRESOLVED_NOISE,
+            zone_cond_dd: ZONE_COND_DD,
+            dd_checkpoint_s: crate::track::dd::DD_CHECKPOINT_S,
+            dd_residuals: crate::track::resident::dd_residuals_enabled() as u32,
         }
     }
 }
@@ -241,9 +250,9 @@ impl CudaBackend {
     fn slot_bytes(&self) -> Result<usize> {
         let l = self.loaded()?;
         let (nn, m) = (l.nn, l.m);
-        // y, yc, k (4), yeval, entry y, samples; τ_eval; sc; ct; 4 bytes; sample τ; lifts
+        // y, yc, k (4), yeval, entry y, samples; τ_eval; sc; ct; 5 bytes; sample τ; lifts
         let state =
-            16 * nn * (8 + SAMPLES) + 16 + 8 * SC_FIELDS + 4 * CT_FIELDS + 4 + 8 * SAMPLES + 8 * m;
+            16 * nn * (8 + SAMPLES) + 16 + 8 * SC_FIELDS + 4 * CT_FIELDS + 5 + 8 * SAMPLES + 8 * m;
         // a record read back, or a start point loaded
         let stage = 4 + (16 * record_len(nn)).max(16 * nn + 17 + 8 * m);
         Ok(state + stage + l.bytes_per_point())
@@ -283,6 +292,7 @@ impl CudaBackend {
             d.alloc::<f64>(SAMPLES * cap)?,   // stau
             c16(SAMPLES * cap * nn)?,         // sy
             d.alloc::<u8>(cap)?,              // nsamp
+            d.alloc::<u8>(cap)?,              // ddm
         ];
         d.fill_bytes(&bufs[STATUS_BUF], SLOT_EMPTY)?;
         let b = self
@@ -305,6 +315,7 @@ impl CudaBackend {
             stau: p(11),
             sy: p(12),
             nsamp: p(13),
+            ddm: p(14),
             euler: b.euler.ptr,
             newton: b.newton.ptr,
             cond_out: b.cond.ptr,
@@ -390,7 +401,17 @@ impl CudaBackend {
                     b.z.ptr,
                     b.e.ptr,
                     b.jac.ptr,
-                )
+                )?;
+                if opts.dd_residuals == 0 {
+                    return Ok(());
+                }
+                let phase = state.ct + 4 * (2 * state.cap as u64); // ct[RT_PHASE = 2]
+                let modes = DdModes {
+                    status: state.status,
+                    ddm: state.ddm,
+                    phase,
+                };
+                self.queue_dd_residual(p, state.yeval, state.taueval, pk, modes, b.z.ptr, b.jac.ptr)
             }
             Part::Solve => self.queue_solve(
                 p,

@@ -8,7 +8,7 @@ use super::{ResidentTracker, SlotExit};
 use crate::backend::cpu::CpuBackend;
 use crate::backend::{Backend, DirectionsOut};
 use crate::error::{Error, Result};
-use crate::eval::{EvalLayout, Points, Residual};
+use crate::eval::{EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use crate::track::{StartPoint, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -23,6 +23,9 @@ pub struct HostResident {
     slots: Vec<Option<Slot>>,
     lifts: Vec<Option<Arc<[f64]>>>,
     opts: TrackerOptions,
+    /// Slots may enter double-double mode (`slot::Slot::residual`); off with
+    /// `PATHTRACK_RESIDENT_DD=0`, the slots hand such paths to the host tracker instead.
+    dd_residuals: bool,
 }
 
 impl HostResident {
@@ -35,6 +38,7 @@ impl HostResident {
             slots: Vec::new(),
             lifts: Vec::new(),
             opts: TrackerOptions::default(),
+            dd_residuals: super::dd_residuals_enabled(),
         })
     }
 
@@ -53,6 +57,7 @@ impl HostResident {
             return Ok(());
         }
         let (mut ys, mut taus, mut logs) = (Vec::with_capacity(p * nh), Vec::new(), Vec::new());
+        let mut residual = Vec::with_capacity(p);
         let own = active.iter().any(|&i| self.lifts[i].is_some());
         let mut lifts = Vec::with_capacity(if own { p * m } else { 0 });
         for &i in &active {
@@ -60,12 +65,12 @@ impl HostResident {
             ys.extend_from_slice(&s.eval_y);
             taus.push(C64::new(s.eval_tau, 0.0));
             logs.push(s.log);
+            residual.push(s.residual());
             if own {
                 lifts.extend_from_slice(self.lifts[i].as_deref().unwrap_or(&self.default_lifts));
             }
         }
-        // The device computes residuals in double only: so does its reference.
-        let residual = vec![Residual::EulerOnly; p];
+        // As on the device: double, double-double where the slot asks for it.
         let pts = Points {
             ys: &ys,
             taus: &taus,
@@ -142,7 +147,14 @@ impl ResidentTracker for HostResident {
                     s.path
                 )));
             }
-            self.slots[*slot] = Some(Slot::new(&s.y, s.tau, s.log, s.steps, &self.opts));
+            self.slots[*slot] = Some(Slot::new(
+                &s.y,
+                s.tau,
+                s.log,
+                s.steps,
+                self.dd_residuals,
+                &self.opts,
+            ));
             self.lifts[*slot] = s.lifts.clone();
         }
         Ok(())

@@ -61,6 +61,13 @@ pub const HOST_GROUP: usize = 4;
 /// one group on one thread. A function of the number of paths only, not of the threads.
 pub const HOST_GROUPS_WANTED: usize = 16;
 
+/// Whether slots may enter double-double mode (`slot::Slot::residual`): yes unless the
+/// environment sets `PATHTRACK_RESIDENT_DD=0` (for comparisons with the hand-over to the
+/// host that it replaces).
+pub fn dd_residuals_enabled() -> bool {
+    std::env::var("PATHTRACK_RESIDENT_DD").map_or(true, |v| v != "0")
+}
+
 /// Paths per group when the host holds `n` (see [`HOST_GROUPS_WANTED`]).
 pub fn host_group_size(n: usize) -> usize {
     (n / HOST_GROUPS_WANTED).clamp(1, HOST_GROUP)

@@ -12,16 +12,26 @@
 //! take it from there. A homogenizing coordinate that still shrinks like `s^v` with
 //! `v > 2·VALUATION_TOL` between the last two endgame samples once `s ≤ DIVERGENCE_S` (a
 //! diverging path, or one towards a solution of huge norm: the host's rule) hands it back
-//! from late in the zone, its oldest endgame sample ([`EXIT_CONTINUE`]).
+//! from late in the zone, its oldest endgame sample ([`EXIT_CONTINUE`]) — unless the
+//! backend computes residuals in double-double ([`Slot::new`]'s `dd_residuals`): then the
+//! slot goes back to that sample itself and tracks on in *double-double mode*, its Newton
+//! corrections computed with a double-double residual ([`Slot::residual`]), as the host
+//! tracker does near such solutions (mixed-precision iterative refinement: the Jacobian in
+//! double, the residual `H` in double-double). In that mode the condition bound is
+//! [`ZONE_COND_DD`], trouble hands the path over from the point it went back to, and a
+//! valuation that stays positive ([`stable_divergence`], the host's rule) ends it as
+//! diverging ([`EXIT_DIVERGED`]). On chandra-12 about 1,000 paths per seed (to solutions
+//! of norm 1e4–1e8, κ up to 1e14) are in this case: they were most of the host's rounds.
 //! Failures before the zone end the path ([`EXIT_FAILED`] + reason).
 
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
+use crate::eval::Residual;
 use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
     finite, log_to_projective, newton_converged, norm, normalize, overshoots_log_switch, regime,
-    step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, MAX_SAMPLES,
-    NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
+    stable_divergence, step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S,
+    DIVERGING, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -40,6 +50,14 @@ pub const EXIT_HANDOFF: u8 = 3;
 /// 1,143 hand-overs, towards its solutions of norm ≳ 1e8) went back from the zone entry
 /// too, and the host tracked their whole zone again: ~1,000 evaluations each.
 pub const EXIT_CONTINUE: u8 = 4;
+/// In double-double mode: the homogenizing coordinate's valuation stayed positive
+/// ([`stable_divergence`]): the path ends as diverging, as the host tracker ends it.
+pub const EXIT_DIVERGED: u8 = 5;
+/// In double-double mode a path in the zone goes back to the host when its condition
+/// estimate exceeds this (ZONE_COND otherwise): with the residual in double-double Newton
+/// still converges, at the rate `κ·ε` per correction, and chandra-12's solutions of huge
+/// norm have κ up to 1e14.
+pub const ZONE_COND_DD: f64 = 1e13;
 /// The path failed before the endgame zone; `EXIT_FAILED + r` with `r` an index of
 /// [`FAIL_REASONS`].
 pub const EXIT_FAILED: u8 = 16;
@@ -99,12 +117,25 @@ pub struct Slot {
     halved_at: u32,
     /// Endgame samples `(τ, y)`, oldest first (as [`crate::track::PathState`]'s).
     pub samples: Vec<(f64, Vec<C64>)>,
+    /// The backend can compute this slot's residuals in double-double.
+    dd_residuals: bool,
+    /// Double-double mode (see the module's doc): Newton corrections with a double-double
+    /// residual, since the slot went back to its oldest sample.
+    pub dd: bool,
 }
 
 impl Slot {
     /// A path from its start point (`y` normalized unless `log`), with `accepted` and
-    /// `rejected` steps already taken.
-    pub fn new(y: &[C64], tau: f64, log: bool, steps: (u32, u32), opts: &TrackerOptions) -> Slot {
+    /// `rejected` steps already taken; `dd_residuals`: the backend computes the residuals
+    /// that [`Slot::residual`] asks for in double-double.
+    pub fn new(
+        y: &[C64],
+        tau: f64,
+        log: bool,
+        steps: (u32, u32),
+        dd_residuals: bool,
+        opts: &TrackerOptions,
+    ) -> Slot {
         let nh = y.len();
         let mut y = y.to_vec();
         if !log {
@@ -132,7 +163,44 @@ impl Slot {
             halved_s: f64::INFINITY,
             halved_at: 0,
             samples: Vec::new(),
+            dd_residuals,
+            dd: false,
         }
+    }
+
+    /// The precision of the residual at the next evaluation: double-double for the start
+    /// refinement and the Newton corrections of double-double mode, else double (a
+    /// Runge–Kutta stage needs only the Euler direction).
+    pub fn residual(&self) -> Residual {
+        if self.dd && !self.log && (self.phase < STAGE || self.phase >= CORRECT) {
+            Residual::DoubleDouble
+        } else {
+            Residual::EulerOnly
+        }
+    }
+
+    /// Enters double-double mode: back to the oldest endgame sample (where the host would
+    /// have gone on from, `Snapshot::from_oldest_sample`), with the step size scaled by `s`,
+    /// that sample as the only one and as the zone entry (the point a later hand-over and
+    /// the double-double checkpoint go back to) when `s ≥ DD_CHECKPOINT_S`; the point is
+    /// refined there first.
+    fn enter_dd(&mut self, opts: &TrackerOptions) {
+        let (tau0, y0) = self.samples[0].clone();
+        let (s0, s) = (opts.tau_end - tau0, opts.tau_end - self.tau);
+        if s > 0.0 {
+            self.h *= s0 / s;
+        }
+        if s0 >= DD_CHECKPOINT_S {
+            self.entry = Some((tau0, y0.clone(), false));
+        }
+        self.samples.truncate(1);
+        self.y.copy_from_slice(&y0);
+        self.eval_y.copy_from_slice(&y0);
+        self.tau = tau0;
+        self.eval_tau = tau0;
+        self.halved_s = f64::INFINITY;
+        self.dd = true;
+        self.phase = 0;
     }
 
     fn target(&self, opts: &TrackerOptions) -> f64 {
@@ -314,7 +382,8 @@ impl Slot {
             if self.halved_s == f64::INFINITY || s <= 0.5 * self.halved_s {
                 (self.halved_s, self.halved_at) = (s, self.steps());
             }
-            if self.cond > ZONE_COND || self.steps() - self.halved_at >= ZONE_STEPS {
+            let limit = if self.dd { ZONE_COND_DD } else { ZONE_COND };
+            if self.cond > limit || self.steps() - self.halved_at >= ZONE_STEPS {
                 self.status = EXIT_HANDOFF;
                 return;
             }
@@ -330,10 +399,21 @@ impl Slot {
                     self.samples.remove(0);
                 }
                 self.samples.push((self.tau, self.y.clone()));
-                let v = homogenizing_valuation(&self.samples, opts.tau_end);
-                if !self.log && s <= DIVERGENCE_S && v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
-                    self.status = EXIT_CONTINUE;
-                    return;
+                if self.dd {
+                    if stable_divergence(&self.samples, opts.tau_end).is_some() {
+                        self.status = EXIT_DIVERGED;
+                        return;
+                    }
+                } else {
+                    let v = homogenizing_valuation(&self.samples, opts.tau_end);
+                    if !self.log && s <= DIVERGENCE_S && v.is_some_and(|v| v > 2.0 * VALUATION_TOL)
+                    {
+                        if self.dd_residuals {
+                            return self.enter_dd(opts);
+                        }
+                        self.status = EXIT_CONTINUE;
+                        return;
+                    }
                 }
             }
         }
@@ -404,6 +484,18 @@ impl Snapshot {
             SLOT_ACTIVE if evict => Some(self.continuation()),
             EXIT_HANDOFF => Some(self.continuation()),
             EXIT_CONTINUE => Some(self.from_oldest_sample(tau_end)),
+            EXIT_DIVERGED => {
+                let v = homogenizing_valuation(&self.samples, tau_end).unwrap_or(f64::NAN);
+                Some(SlotExit::End {
+                    y: self.y,
+                    tau: self.tau,
+                    cond: self.cond,
+                    steps,
+                    code: TrackCode::StoppedInEndgame(format!("{DIVERGING} (valuation {v:.3})")),
+                    samples: self.samples,
+                    checkpoint: entry_checkpoint(self.entry),
+                })
+            }
             s if s >= EXIT_FAILED => {
                 let mut y = self.y;
                 if self.log {
