@@ -129,23 +129,41 @@ __device__ __forceinline__ cdd cdd_mul_c(cdd a, double2 b) {
 // in double (as src/eval/dd.rs UNSCALED_RANGE); otherwise each term gets e^{τω − s}.
 #define DD_UNSCALED_RANGE 500.0
 
-// Grid: x over points, y over equations. status / ddm / phase (null: every point): only
-// active slots (status 1) in double-double mode at a start refinement or Newton correction
-// (phase < 100 or ≥ 200: a Runge–Kutta stage uses the Euler direction only) are computed.
-// y and tau: the evaluated points (projective; τ real), z: their log_points output,
-// lifts: per-point lift rows (or null), ahat / bt: the homotopy's Â and B_kᵀ.
-extern "C" __global__ void dd_residual(const unsigned char* __restrict__ status,
-                                       const unsigned char* __restrict__ ddm,
-                                       const unsigned char* __restrict__ logm,
-                                       const unsigned int* __restrict__ phase,
-                                       const double2* __restrict__ y,
-                                       const double2* __restrict__ tau,
-                                       const double* __restrict__ lifts,
-                                       const double2* __restrict__ z,
-                                       const double* __restrict__ ahat,
-                                       const double2* __restrict__ bt,
-                                       double2* __restrict__ jac, int p) {
-    const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+// Warp reductions over the 32 lanes of a warp (every lane takes part).
+__device__ __forceinline__ double warp_max(double v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ ddv warp_sum(ddv v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const ddv w = {__shfl_xor_sync(0xffffffffu, v.hi, o), __shfl_xor_sync(0xffffffffu, v.lo, o)};
+        v = dd_add(v, w);
+    }
+    return v;
+}
+
+// Threads per block of dd_residual: DD_WARPS warps, one (point, equation) each.
+#define DD_WARPS 4
+
+// One warp per (point i, equation k = blockIdx.y), lane l taking the terms c0 + l, c0 + l + 32,
+// … of the equation's block (a thread per equation took 14 serial terms of chandra-12, the
+// latency of ~40 µs per iteration). status / ddm / phase (null: every point): only active
+// slots (status 1) in double-double mode at a start refinement or Newton correction (phase
+// < 100 or ≥ 200: a Runge–Kutta stage uses the Euler direction only) are computed; the
+// test is the same for the whole warp. y and tau: the evaluated points (projective; τ real),
+// z: their log_points output, lifts: per-point lift rows (or null), ahat / bt: the
+// homotopy's Â and B_kᵀ.
+extern "C" __global__ void __launch_bounds__(32 * DD_WARPS)
+dd_residual(const unsigned char* __restrict__ status, const unsigned char* __restrict__ ddm,
+            const unsigned char* __restrict__ logm, const unsigned int* __restrict__ phase,
+            const double2* __restrict__ y, const double2* __restrict__ tau,
+            const double* __restrict__ lifts, const double2* __restrict__ z,
+            const double* __restrict__ ahat, const double2* __restrict__ bt,
+            double2* __restrict__ jac, int p) {
+    const long i = (long)blockIdx.x * DD_WARPS + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
     const int k = blockIdx.y;
     if (i >= p) return;
     if (status && status[i] != 1) return;
@@ -155,32 +173,35 @@ extern "C" __global__ void dd_residual(const unsigned char* __restrict__ status,
     double2 zz[NZ];
 #pragma unroll
     for (int j = 0; j < NZ; ++j) zz[j] = z[i * NZ + j];
-    double2 yy[NN];
-#pragma unroll
-    for (int j = 0; j < NN; ++j) yy[j] = y[i * NN + j];
     const double* lp = lifts ? lifts + i * MT : nullptr;
     const double t = tau[i].x;
     const int c0 = BSTART[k], c1 = BSTART[k + 1];
     double s = -1.0 / 0.0;
-    bool unscaled = true;
-    for (int c = c0; c < c1; ++c) {
+    bool unscaled = true, supported = true;
+    for (int c = c0 + lane; c < c1; c += 32) {
         s = fmax(s, term_exponent(zz, ahat, lp, c).x);
         const double om = lp ? lp[c] : ahat[c * NZ + NN];
         unscaled = unscaled && fabs(t * om) < DD_UNSCALED_RANGE;
-    }
-    if (!isfinite(s)) return;
-    unscaled = unscaled && fabs(s) < DD_UNSCALED_RANGE;
-    const double shift = unscaled ? 0.0 : s;
-    const InvFact f = inv_factorials();
-    cdd sum = {{0.0, 0.0}, {0.0, 0.0}};
-    for (int c = c0; c < c1; ++c) {
-        cdd mono = {{1.0, 0.0}, {0.0, 0.0}};
 #pragma unroll
         for (int j = 0; j < NN; ++j) {
             const double a = ahat[c * NZ + j];
-            if (a == 0.0) continue;
-            if (a < 0.0 || a > DD_MAX_EXPONENT || a != floor(a)) return;
-            for (int e = 0; e < (int)a; ++e) mono = cdd_mul_c(mono, yy[j]);
+            supported = supported && a >= 0.0 && a <= DD_MAX_EXPONENT && a == floor(a);
+        }
+    }
+    s = warp_max(s);
+    if (!__all_sync(0xffffffffu, supported) || !isfinite(s)) return;
+    unscaled = __all_sync(0xffffffffu, unscaled) && fabs(s) < DD_UNSCALED_RANGE;
+    const double shift = unscaled ? 0.0 : s;
+    const InvFact f = inv_factorials();
+    cdd sum = {{0.0, 0.0}, {0.0, 0.0}};
+    for (int c = c0 + lane; c < c1; c += 32) {
+        cdd mono = {{1.0, 0.0}, {0.0, 0.0}};
+#pragma unroll
+        for (int j = 0; j < NN; ++j) {
+            const int a = (int)ahat[c * NZ + j];
+            if (a == 0) continue;
+            const double2 yj = y[i * NN + j];
+            for (int e = 0; e < a; ++e) mono = cdd_mul_c(mono, yj);
         }
         const double om = lp ? lp[c] : ahat[c * NZ + NN];
         ddv g = {1.0, 0.0};
@@ -194,6 +215,9 @@ extern "C" __global__ void dd_residual(const unsigned char* __restrict__ status,
         sum.re = dd_add(sum.re, dd_mul(term.re, g));
         sum.im = dd_add(sum.im, dd_mul(term.im, g));
     }
+    sum.re = warp_sum(sum.re);
+    sum.im = warp_sum(sum.im);
+    if (lane != 0) return;
     double2 h;
     if (unscaled) {
         const double scale = exp(-s);

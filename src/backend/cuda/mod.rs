@@ -410,9 +410,10 @@ impl CudaBackend {
         jac: u64,
     ) -> Result<()> {
         let l = self.loaded()?;
+        // DD_WARPS = 4 warps per block, one point and equation each
         let cfg = LaunchConfig {
-            grid_dim: (p.div_ceil(BLOCK as usize) as u32, l.n as u32, 1),
-            block_dim: (BLOCK, 1, 1),
+            grid_dim: (p.div_ceil(4) as u32, l.n as u32, 1),
+            block_dim: (128, 1, 1),
             shared_mem_bytes: 0,
         };
         let (ahat, bt, pi) = (l.ahat.ptr, l.bt.ptr, i32_of(p)?);

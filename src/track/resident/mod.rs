@@ -9,7 +9,8 @@
 //! - trouble in the endgame zone (`τ ≥ endgame_tau`: an ill-conditioned approach, typically
 //!   a singular endpoint, or a stalled one) → tracked on by the host tracker
 //!   ([`crate::track::PathState`], with its Cauchy endgame and double-double residuals) from
-//!   the point where the path entered the zone.
+//!   the point where the path entered the zone. Paths towards solutions of huge norm stay:
+//!   they go on in the slot's double-double mode ([`slot`]).
 //!
 //! While the slots run `ITERATIONS` iterations, the host advances its own (endgame) paths
 //! on the host's cores, so both sides work at once: in groups of [`HOST_GROUP`] paths, each
@@ -32,8 +33,9 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// A path in the endgame zone whose direction solve has a condition estimate above this goes
-/// back to the host: the slots compute residuals in double only, the host in double-double
-/// where their rounding shows (`backend::cpu::DD_STEP_NOISE`).
+/// back to the host: the slots compute residuals in double (outside double-double mode,
+/// whose bound is [`slot::ZONE_COND_DD`]), the host in double-double where their rounding
+/// shows (`backend::cpu::DD_STEP_NOISE`).
 pub const ZONE_COND: f64 = 1e8;
 /// A path that takes this many steps inside the endgame zone without halving
 /// `s = τ_end − τ` goes back to the host. Paths still move near t = 1 (the homotopy's time
