@@ -91,7 +91,7 @@ struct RtOpts {
         to_log_spread, sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
     double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
-        eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s;
+        eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s, dd_entry_s;
     unsigned int dd_residuals;
 };
 
@@ -463,6 +463,13 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         }
         const double zone_cond = S.ddm[i] ? o.zone_cond_dd : o.zone_cond;
         if (cond > zone_cond || steps - S.ct[RT_HALVED_AT * cap + i] >= o.zone_steps) {
+            // ill-conditioned late in the zone: double-double mode from the oldest sample
+            // (slot.rs DD_ENTRY_S), else to the host from the zone entry
+            const bool ill = cond > o.zone_cond && s <= o.dd_entry_s;
+            if (ill && !S.ddm[i] && o.dd_residuals && !lg && S.nsamp[i] > 0) {
+                rt_enter_dd(S, o, i, t);
+                return;
+            }
             S.status[i] = RT_HANDOFF;
             return;
         }

@@ -15,7 +15,9 @@ use crate::track::path::{
     LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
     STAGNATION_TOL,
 };
-use crate::track::resident::slot::{Snapshot, SLOT_ACTIVE, SLOT_EMPTY, ZONE_COND_DD};
+use crate::track::resident::slot::{
+    Snapshot, DD_ENTRY_S, SLOT_ACTIVE, SLOT_EMPTY, ZONE_COND_DD,
+};
 use crate::track::resident::{compaction_moves, ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::track::{StartPoint, TrackerOptions};
 use cudarc::driver::{DeviceRepr, PushKernelArg};
@@ -92,6 +94,7 @@ struct RtOpts {
     unresolved_noise: f64,
     zone_cond_dd: f64,
     dd_checkpoint_s: f64,
+    dd_entry_s: f64,
     /// 1: slots enter double-double mode (`slot::Slot::residual`), 0: they hand such paths
     /// to the host.
     dd_residuals: u32,
@@ -130,6 +133,7 @@ impl RtOpts {
             unresolved_noise: crate::track::path::UNRESOLVED_NOISE,
             zone_cond_dd: ZONE_COND_DD,
             dd_checkpoint_s: crate::track::dd::DD_CHECKPOINT_S,
+            dd_entry_s: DD_ENTRY_S,
             dd_residuals: crate::track::resident::dd_residuals_enabled() as u32,
         }
     }

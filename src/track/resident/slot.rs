@@ -14,7 +14,8 @@
 //! diverging path, or one towards a solution of huge norm: the host's rule) hands it back
 //! from late in the zone, its oldest endgame sample ([`EXIT_CONTINUE`]) — unless the
 //! backend computes residuals in double-double ([`Slot::new`]'s `dd_residuals`): then the
-//! slot goes back to that sample itself and tracks on in *double-double mode*, its Newton
+//! slot goes back to that sample itself and tracks on in *double-double mode* (so does a
+//! slot whose condition estimate exceeds [`ZONE_COND`] at `s ≤` [`DD_ENTRY_S`]), its Newton
 //! corrections computed with a double-double residual ([`Slot::residual`]), as the host
 //! tracker does near such solutions (mixed-precision iterative refinement: the Jacobian in
 //! double, the residual `H` in double-double). In that mode the condition bound is
@@ -58,6 +59,15 @@ pub const EXIT_DIVERGED: u8 = 5;
 /// still converges, at the rate `κ·ε` per correction, and chandra-12's solutions of huge
 /// norm have κ up to 1e14.
 pub const ZONE_COND_DD: f64 = 1e13;
+/// A path in the zone whose condition estimate exceeds [`ZONE_COND`] at `s = τ_end − τ ≤`
+/// this enters double-double mode (from its oldest sample) instead of going back to the
+/// host from its zone entry. chandra-12's paths to solutions of norm 1e4–1e8 cross 1e8 at
+/// s = 1e-11…1e-7 (50–75 per seed; the host tracked their whole zone again, half of its
+/// remaining evaluations). Paths to singular endpoints typically cross it earlier and keep
+/// the host's Cauchy endgame from the zone entry; cyclic-8 (seeds 1–3), whose paths end on
+/// a curve of solutions, finds the same 960 distinct well-conditioned solutions and the
+/// same counts of finite and at-infinity endpoints either way.
+pub const DD_ENTRY_S: f64 = 1e-6;
 /// The path failed before the endgame zone; `EXIT_FAILED + r` with `r` an index of
 /// [`FAIL_REASONS`].
 pub const EXIT_FAILED: u8 = 16;
@@ -384,6 +394,10 @@ impl Slot {
             }
             let limit = if self.dd { ZONE_COND_DD } else { ZONE_COND };
             if self.cond > limit || self.steps() - self.halved_at >= ZONE_STEPS {
+                let ill = self.cond > ZONE_COND && s <= DD_ENTRY_S;
+                if ill && !self.dd && self.dd_residuals && !self.log && !self.samples.is_empty() {
+                    return self.enter_dd(opts);
+                }
                 self.status = EXIT_HANDOFF;
                 return;
             }
@@ -638,6 +652,115 @@ mod tests {
             }) => {
                 assert_eq!((y, tau), (point(0.5), -0.1));
                 assert!(samples.is_empty() && checkpoint.is_none() && h.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A slot in the endgame zone at `τ`, projective, whose next Newton correction (phase
+    /// `CORRECT + 1`, a zero correction: converged) accepts a step of `h` to `τ + h`, with
+    /// endgame samples at `s` = 8.1e-7 … (oldest first) and the zone entry at τ = −0.1.
+    fn zone_slot(tau: f64, h: f64, samples: &[f64], dd_residuals: bool) -> Slot {
+        zone_slot_with(tau, h, samples, dd_residuals, point)
+    }
+
+    fn zone_slot_with(
+        tau: f64,
+        h: f64,
+        samples: &[f64],
+        dd_residuals: bool,
+        at: fn(f64) -> Vec<C64>,
+    ) -> Slot {
+        let opts = TrackerOptions::default();
+        let mut s = Slot::new(&point(0.5), tau, false, (100, 4), dd_residuals, &opts);
+        s.entry = Some((-0.1, point(0.5), false));
+        s.samples = samples.iter().map(|&s| (-s, at(s))).collect();
+        (s.h, s.h_try, s.phase) = (h, h, CORRECT + 1);
+        s.yc = s.y.clone();
+        (s.halved_s, s.halved_at) = (-tau, s.steps());
+        s
+    }
+
+    fn zero(n: usize) -> Vec<C64> {
+        vec![C64::new(0.0, 0.0); n]
+    }
+
+    /// A slot whose condition estimate exceeds `ZONE_COND` at `s ≤ DD_ENTRY_S` goes back to
+    /// its oldest sample and on in double-double mode (refining there first, the sample
+    /// its zone entry and only sample, the step size scaled by `s`); without double-double
+    /// residuals, or earlier in the zone, it goes back to the host from its zone entry.
+    #[test]
+    fn ill_conditioned_slots_late_in_the_zone_go_on_in_double_double() {
+        let opts = TrackerOptions::default();
+        let (samples, n) = ([8.1e-7, 2.7e-7], 2);
+        let mut s = zone_slot(-2e-7, 1e-7, &samples, true);
+        assert_eq!(s.residual(), Residual::EulerOnly);
+        s.advance(&zero(n), &zero(n), 2.0 * ZONE_COND, &opts);
+        assert_eq!(s.status, SLOT_ACTIVE);
+        assert!(s.dd);
+        assert_eq!((s.tau, s.eval_tau, s.phase), (-8.1e-7, -8.1e-7, 0));
+        assert_eq!((s.y.clone(), s.eval_y.clone()), (point(8.1e-7), point(8.1e-7)));
+        assert_eq!(s.entry, Some((-8.1e-7, point(8.1e-7), false)));
+        assert_eq!(s.samples, vec![(-8.1e-7, point(8.1e-7))]);
+        // the step size after the step (0.5–2 times 1e-7), scaled by 8.1e-7 / 1e-7
+        assert!(s.h >= 0.5e-7 * 8.1 && s.h <= 2e-7 * 8.1 * (1.0 + 1e-12), "{}", s.h);
+        // refinements and Newton corrections in double-double, Runge–Kutta stages not
+        assert_eq!(s.residual(), Residual::DoubleDouble);
+        s.phase = STAGE + 2;
+        assert_eq!(s.residual(), Residual::EulerOnly);
+
+        let mut host = zone_slot(-2e-7, 1e-7, &samples, false);
+        host.advance(&zero(n), &zero(n), 2.0 * ZONE_COND, &opts);
+        assert_eq!((host.status, host.dd), (EXIT_HANDOFF, false));
+        let mut early = zone_slot(-2e-3, 1e-3, &[8.1e-3, 2.7e-3], true);
+        early.advance(&zero(n), &zero(n), 2.0 * ZONE_COND, &opts);
+        assert_eq!((early.status, early.dd), (EXIT_HANDOFF, false));
+        // in double-double mode the bound is ZONE_COND_DD
+        let mut dd = zone_slot(-2e-7, 1e-7, &samples, true);
+        dd.dd = true;
+        dd.advance(&zero(n), &zero(n), 2.0 * ZONE_COND, &opts);
+        assert_eq!(dd.status, SLOT_ACTIVE);
+        dd.advance(&zero(n), &zero(n), 2.0 * ZONE_COND_DD, &opts);
+        assert_eq!(dd.status, SLOT_ACTIVE, "a Runge–Kutta stage tests no condition");
+    }
+
+    /// The divergence rule: a slot whose homogenizing coordinate still shrinks at
+    /// `s ≤ DIVERGENCE_S` goes on in double-double mode from its oldest sample (the host
+    /// from there without double-double residuals); in that mode three agreeing valuations
+    /// end it as diverging, with its samples and the valuation in the reason.
+    #[test]
+    fn diverging_slots_go_on_in_double_double_and_end_by_the_hosts_rule() {
+        let opts = TrackerOptions::default();
+        let n = 2;
+        // y = (1, s): the homogenizing coordinate has valuation 1; the step lands at
+        // s = 3e-9, a new sample
+        let far = |s: f64| vec![C64::new(1.0, 0.0), C64::new(s, 0.0)];
+        let samples = [8.1e-8, 2.7e-8, 9e-9 * 1.0001];
+        let mut s = zone_slot_with(-1.2e-8, 9e-9, &samples, true, far);
+        s.yc = far(3e-9);
+        s.advance(&zero(n), &zero(n), 10.0, &opts);
+        assert_eq!((s.status, s.dd, s.tau, s.phase), (SLOT_ACTIVE, true, -8.1e-8, 0));
+        assert_eq!(s.y, far(8.1e-8));
+        let mut host = zone_slot_with(-1.2e-8, 9e-9, &samples, false, far);
+        host.yc = far(3e-9);
+        host.advance(&zero(n), &zero(n), 10.0, &opts);
+        assert_eq!((host.status, host.dd), (EXIT_CONTINUE, false));
+
+        let mut dd = zone_slot_with(-1.2e-8, 9e-9, &samples, true, far);
+        dd.dd = true;
+        dd.yc = far(3e-9);
+        dd.advance(&zero(n), &zero(n), 10.0, &opts);
+        assert_eq!(dd.status, EXIT_DIVERGED);
+        match dd.exit(false, 0.0) {
+            Some(SlotExit::End {
+                code, samples, tau, ..
+            }) => {
+                assert!((tau + 3e-9).abs() < 1e-20, "{tau}");
+                assert_eq!(samples.len(), 4);
+                assert!(
+                    matches!(&code, TrackCode::StoppedInEndgame(r) if r.starts_with("diverging (valuation 1.000")),
+                    "{code:?}"
+                );
             }
             other => panic!("{other:?}"),
         }
