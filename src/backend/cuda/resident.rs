@@ -15,9 +15,7 @@ use crate::track::path::{
     LOG_SWITCH_SPREAD, LOG_SWITCH_SPREAD_ENDGAME, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
     STAGNATION_TOL,
 };
-use crate::track::resident::slot::{
-    Snapshot, DD_ENTRY_S, SLOT_ACTIVE, SLOT_EMPTY, ZONE_COND_DD,
-};
+use crate::track::resident::slot::{Snapshot, DD_ENTRY_S, SLOT_ACTIVE, SLOT_EMPTY, ZONE_COND_DD};
 use crate::track::resident::{compaction_moves, ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
 use crate::track::{StartPoint, TrackerOptions};
 use cudarc::driver::{DeviceRepr, PushKernelArg};

@@ -699,11 +699,18 @@ mod tests {
         assert_eq!(s.status, SLOT_ACTIVE);
         assert!(s.dd);
         assert_eq!((s.tau, s.eval_tau, s.phase), (-8.1e-7, -8.1e-7, 0));
-        assert_eq!((s.y.clone(), s.eval_y.clone()), (point(8.1e-7), point(8.1e-7)));
+        assert_eq!(
+            (s.y.clone(), s.eval_y.clone()),
+            (point(8.1e-7), point(8.1e-7))
+        );
         assert_eq!(s.entry, Some((-8.1e-7, point(8.1e-7), false)));
         assert_eq!(s.samples, vec![(-8.1e-7, point(8.1e-7))]);
         // the step size after the step (0.5–2 times 1e-7), scaled by 8.1e-7 / 1e-7
-        assert!(s.h >= 0.5e-7 * 8.1 && s.h <= 2e-7 * 8.1 * (1.0 + 1e-12), "{}", s.h);
+        assert!(
+            s.h >= 0.5e-7 * 8.1 && s.h <= 2e-7 * 8.1 * (1.0 + 1e-12),
+            "{}",
+            s.h
+        );
         // refinements and Newton corrections in double-double, Runge–Kutta stages not
         assert_eq!(s.residual(), Residual::DoubleDouble);
         s.phase = STAGE + 2;
@@ -721,7 +728,10 @@ mod tests {
         dd.advance(&zero(n), &zero(n), 2.0 * ZONE_COND, &opts);
         assert_eq!(dd.status, SLOT_ACTIVE);
         dd.advance(&zero(n), &zero(n), 2.0 * ZONE_COND_DD, &opts);
-        assert_eq!(dd.status, SLOT_ACTIVE, "a Runge–Kutta stage tests no condition");
+        assert_eq!(
+            dd.status, SLOT_ACTIVE,
+            "a Runge–Kutta stage tests no condition"
+        );
     }
 
     /// The divergence rule: a slot whose homogenizing coordinate still shrinks at
@@ -739,7 +749,10 @@ mod tests {
         let mut s = zone_slot_with(-1.2e-8, 9e-9, &samples, true, far);
         s.yc = far(3e-9);
         s.advance(&zero(n), &zero(n), 10.0, &opts);
-        assert_eq!((s.status, s.dd, s.tau, s.phase), (SLOT_ACTIVE, true, -8.1e-8, 0));
+        assert_eq!(
+            (s.status, s.dd, s.tau, s.phase),
+            (SLOT_ACTIVE, true, -8.1e-8, 0)
+        );
         assert_eq!(s.y, far(8.1e-8));
         let mut host = zone_slot_with(-1.2e-8, 9e-9, &samples, false, far);
         host.yc = far(3e-9);
