@@ -33,9 +33,10 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// A path in the endgame zone whose direction solve has a condition estimate above this goes
-/// back to the host: the slots compute residuals in double (outside double-double mode,
-/// whose bound is [`slot::ZONE_COND_DD`]), the host in double-double where their rounding
-/// shows (`backend::cpu::DD_STEP_NOISE`).
+/// back to the host (or, at `s ≤` [`slot::DD_ENTRY_S`], on in the slot's double-double mode,
+/// whose bound is [`slot::ZONE_COND_DD`]): outside that mode the slots compute residuals in
+/// double, the host in double-double where their rounding shows
+/// (`backend::cpu::DD_STEP_NOISE`).
 pub const ZONE_COND: f64 = 1e8;
 /// A path that takes this many steps inside the endgame zone without halving
 /// `s = τ_end − τ` goes back to the host. Paths still move near t = 1 (the homotopy's time
