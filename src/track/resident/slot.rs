@@ -480,15 +480,7 @@ impl Snapshot {
     pub fn exit(self, evict: bool, tau_end: f64) -> Option<SlotExit> {
         let steps = self.steps;
         match self.status {
-            EXIT_REACHED => Some(SlotExit::End {
-                y: self.y,
-                tau: self.tau,
-                cond: self.cond,
-                steps,
-                code: TrackCode::Reached,
-                samples: self.samples,
-                checkpoint: entry_checkpoint(self.entry),
-            }),
+            EXIT_REACHED => Some(self.ended(TrackCode::Reached)),
             // An evicted path in the zone goes on from late in it, as a divergence
             // hand-over does: from its entry point, the host tracked chandra-12's 30–34
             // evicted paths' zones again (7–9 k steps, most of the host's tail).
@@ -500,15 +492,8 @@ impl Snapshot {
             EXIT_CONTINUE => Some(self.from_oldest_sample(tau_end)),
             EXIT_DIVERGED => {
                 let v = homogenizing_valuation(&self.samples, tau_end).unwrap_or(f64::NAN);
-                Some(SlotExit::End {
-                    y: self.y,
-                    tau: self.tau,
-                    cond: self.cond,
-                    steps,
-                    code: TrackCode::StoppedInEndgame(format!("{DIVERGING} (valuation {v:.3})")),
-                    samples: self.samples,
-                    checkpoint: entry_checkpoint(self.entry),
-                })
+                let why = format!("{DIVERGING} (valuation {v:.3})");
+                Some(self.ended(TrackCode::StoppedInEndgame(why)))
             }
             s if s >= EXIT_FAILED => {
                 let mut y = self.y;
@@ -530,6 +515,20 @@ impl Snapshot {
                 })
             }
             _ => None,
+        }
+    }
+
+    /// The path ends here with `code`, its samples, and its zone entry as the double-double
+    /// checkpoint.
+    fn ended(self, code: TrackCode) -> SlotExit {
+        SlotExit::End {
+            y: self.y,
+            tau: self.tau,
+            cond: self.cond,
+            steps: self.steps,
+            code,
+            samples: self.samples,
+            checkpoint: entry_checkpoint(self.entry),
         }
     }
 
