@@ -459,23 +459,17 @@ impl CudaBackend {
         self.check_sizes(ys, taus, el, out.len())?;
         self.check_kinds(pts)?;
         let (nn, n) = (self.loaded()?.nn, self.loaded()?.n);
-        let p = taus.len();
-        let mut done = 0;
-        while done < p {
-            let want = self.chunk_for(p - done)?;
-            let q = self.ensure(want, pts.lifts.is_some())?;
-            self.dev.bind()?;
-            let pk = self.upload_points(pts, done, q)?;
-            let b = self.bufs.as_ref().unwrap();
-            self.queue_eval(q, b.y.ptr, b.tau.ptr, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+        self.for_chunks(pts, |this, done, q, pk| {
+            let b = this.bufs.as_ref().unwrap();
+            this.queue_eval(q, b.y.ptr, b.tau.ptr, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
             if dd {
                 let all = DdModes::default();
-                self.queue_dd_residual(q, b.y.ptr, b.tau.ptr, pk, all, b.z.ptr, b.jac.ptr)?;
+                this.queue_dd_residual(q, b.y.ptr, b.tau.ptr, pk, all, b.z.ptr, b.jac.ptr)?;
             }
-            let l = self.loaded()?;
+            let l = this.loaded()?;
             let (pi, y, jac, logm) = (i32_of(q)?, b.y.ptr, b.jac.ptr, pk.logm);
             unsafe {
-                self.dev
+                this.dev
                     .stream
                     .launch_builder(&l.k.scale_ext)
                     .arg(&y)
@@ -485,8 +479,26 @@ impl CudaBackend {
                     .launch(grid1(q * n * nn))
             }
             .map_err(|e| cuda_err("cuLaunchKernel(scale_ext)", e))?;
-            self.dev
-                .dtoh(&mut out[done * el..(done + q) * el], &b.jac)?;
+            this.dev.dtoh(&mut out[done * el..(done + q) * el], &b.jac)
+        })
+    }
+
+    /// Runs `chunk(self, done, q, kinds)` over `pts` in chunks `done .. done + q` that fit
+    /// the device buffers ([`Self::chunk_for`], [`Self::ensure`]), each chunk's points
+    /// uploaded first ([`Self::upload_points`], which gives their kinds).
+    fn for_chunks(
+        &mut self,
+        pts: &Points<'_>,
+        mut chunk: impl FnMut(&mut Self, usize, usize, PointKinds) -> Result<()>,
+    ) -> Result<()> {
+        let p = pts.taus.len();
+        let mut done = 0;
+        while done < p {
+            let want = self.chunk_for(p - done)?;
+            let q = self.ensure(want, pts.lifts.is_some())?;
+            self.dev.bind()?;
+            let pk = self.upload_points(pts, done, q)?;
+            chunk(self, done, q, pk)?;
             done += q;
         }
         Ok(())
@@ -805,14 +817,9 @@ impl Backend for CudaBackend {
             self.host.run(&l.layout, pts, out);
             return Ok(());
         }
-        let mut done = 0;
-        while done < p {
-            let want = self.chunk_for(p - done)?;
-            let q = self.ensure(want, pts.lifts.is_some())?;
-            self.dev.bind()?;
-            let pk = self.upload_points(pts, done, q)?;
-            let b = self.bufs.as_ref().unwrap();
-            self.queue_directions(
+        self.for_chunks(pts, |this, done, q, pk| {
+            let b = this.bufs.as_ref().unwrap();
+            this.queue_directions(
                 q,
                 b.y.ptr,
                 b.tau.ptr,
@@ -821,13 +828,12 @@ impl Backend for CudaBackend {
                 b.newton.ptr,
                 b.cond.ptr,
             )?;
-            self.dev
+            this.dev
                 .dtoh(&mut out.euler[done * nn..(done + q) * nn], &b.euler)?;
-            self.dev
+            this.dev
                 .dtoh(&mut out.newton[done * nn..(done + q) * nn], &b.newton)?;
-            self.dev.dtoh(&mut out.cond[done..done + q], &b.cond)?;
-            done += q;
-        }
+            this.dev.dtoh(&mut out.cond[done..done + q], &b.cond)
+        })?;
         if let Some(c) = self.host_offload {
             self.resolve_on_host(pts, out, c);
         }
