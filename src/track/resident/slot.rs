@@ -561,7 +561,15 @@ impl Snapshot {
         }
     }
 
+    /// [`EXIT_HANDOFF`] (and eviction before the zone): the host goes on from the zone
+    /// entry (the point double-double mode went back to, in that mode), which is also the
+    /// double-double checkpoint until the host's own steps at `s ≥ DD_CHECKPOINT_S` replace
+    /// it. Without it a path handed over from double-double mode at `s ≈ 1e-8` had none,
+    /// and one that stalled there was put at infinity by an estimate and re-tracked in
+    /// recovery (chandra-12 seed 2's path 1426: recovery 0.17–0.19 s → 0.07–0.08 s on the
+    /// H200).
     fn continuation(self) -> SlotExit {
+        let checkpoint = entry_checkpoint(self.entry.clone());
         let (tau, y, log) = self.entry.unwrap_or((self.tau, self.y, self.log));
         SlotExit::Continue {
             y,
@@ -569,7 +577,7 @@ impl Snapshot {
             log,
             steps: self.steps,
             samples: Vec::new(),
-            checkpoint: None,
+            checkpoint,
             h: None,
         }
     }
@@ -650,7 +658,43 @@ mod tests {
                 ..
             }) => {
                 assert_eq!((y, tau), (point(0.5), -0.1));
-                assert!(samples.is_empty() && checkpoint.is_none() && h.is_none());
+                assert!(samples.is_empty() && h.is_none());
+                // the zone entry is the checkpoint until the host's own steps replace it
+                assert_eq!(checkpoint, Some((-0.1, point(0.5))));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Trouble in double-double mode hands the path over from the point the mode went back
+    /// to, and that point stays its double-double checkpoint: the host goes on from
+    /// `s ≈ 1e-8` and may take no step with `s ≥ DD_CHECKPOINT_S` (chandra-12 seed 2's path
+    /// 1426 stalled at s = 7e-14 with no checkpoint, was put at infinity by an estimate and
+    /// re-tracked in recovery; from this checkpoint the double-double tracker finishes it at
+    /// its root of norm 1e7 in the first pass).
+    #[test]
+    fn hand_overs_from_double_double_mode_keep_their_checkpoint() {
+        let opts = TrackerOptions::default();
+        let n = 2;
+        let far = |s: f64| vec![C64::new(1.0, 0.0), C64::new(s, 0.0)];
+        // the divergence rule: back to the oldest sample, s = 8.1e-8 ≥ DD_CHECKPOINT_S
+        let samples = [8.1e-8, 2.7e-8, 9e-9 * 1.0001];
+        let mut s = zone_slot_with(-1.2e-8, 9e-9, &samples, true, far);
+        s.yc = far(3e-9);
+        s.advance(&zero(n), &zero(n), 10.0, &opts);
+        assert_eq!((s.status, s.dd, s.tau), (SLOT_ACTIVE, true, -8.1e-8));
+        // a condition estimate above ZONE_COND_DD at the next correction: trouble
+        s.phase = CORRECT + 1;
+        s.yc = s.y.clone();
+        s.h_try = 1e-9;
+        s.advance(&zero(n), &zero(n), 2.0 * ZONE_COND_DD, &opts);
+        assert_eq!(s.status, EXIT_HANDOFF);
+        match s.exit(false, 0.0) {
+            Some(SlotExit::Continue {
+                y, tau, checkpoint, ..
+            }) => {
+                assert_eq!((y.clone(), tau), (far(8.1e-8), -8.1e-8));
+                assert_eq!(checkpoint, Some((tau, y)));
             }
             other => panic!("{other:?}"),
         }
