@@ -151,3 +151,37 @@ fn paths_to_infinity_are_not_tracked_through_the_endgame_zone_twice() {
         "{resident} resident steps against {plain} plain: {ratio:.3}×"
     );
 }
+
+/// Recovery's first round starts during the first pass (`solver::early`): katsura-8 seed 2
+/// has two paths at one solution; both are re-tracked as soon as the second one's endpoint
+/// reaches the tally, and every endpoint (re-tracked ones included) is the same, bit for
+/// bit, as when the round runs after the pass.
+#[test]
+fn recovery_starts_during_the_first_pass_with_the_same_endpoints() {
+    let sys = shipped("katsura8");
+    let run = |early_recovery: bool| {
+        let mut b = HostResident::new(2).unwrap();
+        let opts = SolveOptions {
+            seed: 2,
+            early_recovery,
+            ..Default::default()
+        };
+        let (s, eps) = solve_collect(&sys, &opts, &mut b).unwrap();
+        let lines: Vec<String> = eps
+            .iter()
+            .map(|e| format!("{} {}", e.attempt, pathtrack::report::solution_line(e)))
+            .collect();
+        (s, lines)
+    };
+    let (early, early_lines) = run(true);
+    let (after, after_lines) = run(false);
+    assert_eq!((early.nonsingular, early.failed), (256, 0), "{early:?}");
+    assert!(early.retracked >= 2, "{early:?}");
+    assert_eq!(early.retracked_early, early.retracked, "{early:?}");
+    assert_eq!(after.retracked_early, 0);
+    assert_eq!(
+        (after.retracked, after.recovered),
+        (early.retracked, early.recovered)
+    );
+    assert!(early_lines == after_lines, "endpoints differ");
+}

@@ -25,6 +25,39 @@ pub fn close(a: &[C64], b: &[C64], tol: f64) -> bool {
     d <= tol * (1.0 + na.max(nb))
 }
 
+/// The fixed projection the sweep sorts points by: `Σ_j a_j·Re x_j + b_j·Im x_j` with
+/// deterministic weights in [0.5, 1.5) (irrational-ish, so that distinct points rarely tie);
+/// `|key(x) − key(x')| ≤ weight_sum·‖x − x'‖_∞`.
+pub struct Projection {
+    weights: Vec<(f64, f64)>,
+    pub weight_sum: f64,
+}
+
+impl Projection {
+    pub fn new(n: usize) -> Projection {
+        let weights: Vec<(f64, f64)> = (0..n)
+            .map(|j| {
+                (
+                    ((j as f64 + 1.0) * 0.618_033_988_7).fract() + 0.5,
+                    ((j as f64 + 1.0) * 0.414_213_562_4).fract() + 0.5,
+                )
+            })
+            .collect();
+        let weight_sum = weights.iter().map(|(a, b)| a + b).sum();
+        Projection {
+            weights,
+            weight_sum,
+        }
+    }
+
+    pub fn key(&self, x: &[C64]) -> f64 {
+        x.iter()
+            .zip(&self.weights)
+            .map(|(z, (a, b))| a * z.re + b * z.im)
+            .sum()
+    }
+}
+
 /// Cluster label (the smallest index of its cluster) of each point.
 pub fn cluster(points: &[Vec<C64>], tol: f64) -> Vec<usize> {
     cluster_with(points, &vec![tol; points.len()])
@@ -38,23 +71,8 @@ pub fn cluster_with(points: &[Vec<C64>], tols: &[f64]) -> Vec<usize> {
     if m == 0 {
         return parent;
     }
-    let n = points[0].len();
-    // Fixed weights (deterministic, irrational-ish so that distinct points rarely tie).
-    let w: Vec<(f64, f64)> = (0..n)
-        .map(|j| {
-            (
-                ((j as f64 + 1.0) * 0.618_033_988_7).fract() + 0.5,
-                ((j as f64 + 1.0) * 0.414_213_562_4).fract() + 0.5,
-            )
-        })
-        .collect();
-    let wsum: f64 = w.iter().map(|(a, b)| a + b).sum();
-    let key = |x: &[C64]| {
-        x.iter()
-            .zip(&w)
-            .map(|(z, (a, b))| a * z.re + b * z.im)
-            .sum::<f64>()
-    };
+    let proj = Projection::new(points[0].len());
+    let (wsum, key) = (proj.weight_sum, |x: &[C64]| proj.key(x));
     let scales: Vec<f64> = points
         .iter()
         .map(|x| 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max))

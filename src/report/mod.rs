@@ -46,6 +46,9 @@ pub struct Summary {
     pub recovered: u64,
     /// Paths re-tracked with tighter tolerances.
     pub retracked: u64,
+    /// Of `retracked`, the paths whose first re-tracking ran during the first pass
+    /// (`solver::early`).
+    pub retracked_early: u64,
     pub seconds: f64,
     /// Where `seconds` went: the start system (root counts, mixed cells), the first tracking
     /// pass with its refinement, the recovery rounds.
@@ -231,7 +234,12 @@ struct Record {
 
 /// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
 /// among endpoints of `status` (base `tol`).
-fn clustering_tolerance(refined_dd: bool, condition: f64, tol: f64, status: Status) -> f64 {
+pub(crate) fn clustering_tolerance(
+    refined_dd: bool,
+    condition: f64,
+    tol: f64,
+    status: Status,
+) -> f64 {
     if status == Status::Nonsingular && refined_dd {
         tol // accurate whatever its condition number
     } else if status == Status::Nonsingular && condition.is_finite() {
@@ -565,7 +573,14 @@ pub fn summary_table(s: &Summary) -> String {
         row(
             &mut t,
             "re-tracked / recovered",
-            format!("{} / {}", s.retracked, s.recovered),
+            if s.retracked_early > 0 {
+                format!(
+                    "{} / {} ({} re-tracked during the first pass)",
+                    s.retracked, s.recovered, s.retracked_early
+                )
+            } else {
+                format!("{} / {}", s.retracked, s.recovered)
+            },
         );
     }
     if s.duplicate_paths > 0 {

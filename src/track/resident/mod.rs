@@ -113,34 +113,17 @@ fn step_in_groups(
             .par_iter_mut()
             .with_max_len(1)
             .map_init(ChunkScratch::default, |scratch, group| {
-                let mut round = Round::default();
                 let mut ends = Vec::new();
-                let (mut evaluations, mut rounds) = (0u64, 0u64);
-                for _ in 0..steps {
-                    if group.is_empty() {
-                        break;
-                    }
-                    evaluations += group.len() as u64;
-                    rounds += 1;
-                    let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
-                        directions_alone(layout, pts, out, scratch);
-                        Ok(())
-                    };
-                    let mut ended = |e: PathEnd| {
-                        ends.push(e);
-                        Ok(())
-                    };
-                    round.run(
-                        &mut dirs,
-                        None,
-                        group,
-                        nh,
-                        m,
-                        default_lifts,
-                        opts,
-                        &mut ended,
-                    )?;
-                }
+                let (evaluations, rounds) = step_group(
+                    layout,
+                    scratch,
+                    group,
+                    steps,
+                    (nh, m),
+                    default_lifts,
+                    opts,
+                    &mut ends,
+                )?;
                 Ok((ends, evaluations, rounds))
             })
             .collect()
@@ -154,6 +137,88 @@ fn step_in_groups(
     }
     *host = groups.into_iter().flatten().collect();
     Ok((ends, evaluations, rounds))
+}
+
+/// Steps one group of host paths on this thread with the host's directions, at most
+/// `steps` rounds (fewer when all ended); the paths that end leave `group` for `ends`, in
+/// the order they ended. Returns the (evaluations, rounds) done. Each round sees only this
+/// group's paths, so no other thread changes its bits.
+#[allow(clippy::too_many_arguments)]
+fn step_group(
+    layout: &EvalLayout,
+    scratch: &mut ChunkScratch,
+    group: &mut Vec<PathState>,
+    steps: u32,
+    (nh, m): (usize, usize),
+    default_lifts: &[f64],
+    opts: &TrackerOptions,
+    ends: &mut Vec<PathEnd>,
+) -> Result<(u64, u64)> {
+    let mut round = Round::default();
+    let (mut evaluations, mut rounds) = (0u64, 0u64);
+    for _ in 0..steps {
+        if group.is_empty() {
+            break;
+        }
+        evaluations += group.len() as u64;
+        rounds += 1;
+        let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
+            directions_alone(layout, pts, out, scratch);
+            Ok(())
+        };
+        let mut ended = |e: PathEnd| {
+            ends.push(e);
+            Ok(())
+        };
+        round.run(
+            &mut dirs,
+            None,
+            group,
+            nh,
+            m,
+            default_lifts,
+            opts,
+            &mut ended,
+        )?;
+    }
+    Ok((evaluations, rounds))
+}
+
+/// Tracks one path from its start point to its end on this thread, with the host's
+/// tracker alone (no slots): what a resident tracking does with a path evicted before its
+/// first launch, as for a batch of at most [`TAIL`] paths. Deterministic: the same start
+/// point and options give the same bits on any thread (recovery's first round relies on it,
+/// `solver::early`). `go_on` is asked every [`HOST_STEPS_ALONE`] rounds; `None` when it
+/// said no.
+pub fn track_alone(
+    layout: &EvalLayout,
+    homotopy: &Homotopy,
+    opts: &TrackerOptions,
+    start: StartPoint,
+    go_on: &dyn Fn() -> bool,
+) -> Result<Option<PathEnd>> {
+    let default_lifts = homotopy.lifts();
+    let max_lift = default_lifts.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
+    let mut group = vec![PathState::new(start, opts, max_lift)];
+    let mut ends = Vec::with_capacity(1);
+    let mut scratch = ChunkScratch::default();
+    let dims = (homotopy.nh(), homotopy.term_count());
+    while !group.is_empty() {
+        if !go_on() {
+            return Ok(None);
+        }
+        step_group(
+            layout,
+            &mut scratch,
+            &mut group,
+            HOST_STEPS_ALONE,
+            dims,
+            &default_lifts,
+            opts,
+            &mut ends,
+        )?;
+    }
+    Ok(Some(ends.pop().expect("a path that left its group ended")))
 }
 
 /// What a slot gives back when its path leaves.
@@ -259,6 +324,10 @@ pub fn track_resident(
     // PATHTRACK_RESIDENT_TRACE=2: one line per loop.
     let trace_loops = std::env::var("PATHTRACK_RESIDENT_TRACE").is_ok_and(|v| v == "2");
     let no_compaction = std::env::var_os("PATHTRACK_RESIDENT_NO_COMPACTION").is_some();
+    // PATHTRACK_TRACE_PATHS=215,828: where these paths leave the slots and the host.
+    let traced: std::collections::HashSet<u64> = std::env::var("PATHTRACK_TRACE_PATHS")
+        .map(|v| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
+        .unwrap_or_default();
     let clock = std::time::Instant::now();
     let (mut t_launch, mut t_host, mut t_collect, mut t_compact) = (0.0, 0.0, 0.0, 0.0);
     let mut host_evals = 0u64;
@@ -319,6 +388,15 @@ pub fn track_resident(
             let (ends, evaluations, rounds) =
                 step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?;
             for end in ends {
+                if traced.contains(&end.path) {
+                    eprintln!(
+                        "path {} at {:.3} s (loop {loops}): ended on the host ({:?} at τ = {:e})",
+                        end.path,
+                        clock.elapsed().as_secs_f64(),
+                        end.code,
+                        end.tau
+                    );
+                }
                 on_end(end)?;
             }
             stats.rounds += rounds;
@@ -336,6 +414,9 @@ pub fn track_resident(
                     continue;
                 };
                 free.push(Reverse(slot));
+                if traced.contains(&o.path) {
+                    trace_exit(o.path, clock.elapsed().as_secs_f64(), loops, &exit);
+                }
                 match &exit {
                     SlotExit::End { .. } => ended += 1,
                     SlotExit::Continue { .. } => handed += 1,
@@ -434,6 +515,34 @@ pub fn track_resident(
         }
     }
     Ok(stats)
+}
+
+/// One line on stderr for a traced path that left its slot (`PATHTRACK_TRACE_PATHS`).
+fn trace_exit(path: u64, seconds: f64, loops: u64, exit: &SlotExit) {
+    let (what, tau, steps, checkpoint, samples) = match exit {
+        SlotExit::End {
+            tau,
+            steps,
+            code,
+            checkpoint,
+            samples,
+            ..
+        } => (format!("ended ({code:?})"), tau, steps, checkpoint, samples),
+        SlotExit::Continue {
+            tau,
+            steps,
+            checkpoint,
+            samples,
+            ..
+        } => ("to the host".to_string(), tau, steps, checkpoint, samples),
+    };
+    let s: Vec<String> = samples.iter().map(|(t, _)| format!("{t:.1e}")).collect();
+    eprintln!(
+        "path {path} at {seconds:.3} s (loop {loops}): left its slot at τ = {tau:e}, {what}; \
+         steps {steps:?}, checkpoint τ {:?}, samples τ [{}]",
+        checkpoint.as_ref().map(|c| c.0),
+        s.join(", ")
+    );
 }
 
 /// A tuning override from the environment (experiments; unset in normal runs).

@@ -2,6 +2,8 @@
 //! a backend → refinement and classification → summary. Library entry point for tests and
 //! the CLI alike.
 
+mod early;
+
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
 use crate::eval::Residual;
@@ -46,6 +48,8 @@ struct RefineQueue<'q, 'r, 'a, 's> {
     refiner: &'r Refiner<'a>,
     scope: &'q rayon::Scope<'s>,
     attempt: u8,
+    /// The first pass's watch for recovery's first round ([`early`]).
+    early: Option<&'r early::Early<'a>>,
     pending: Vec<crate::track::PathEnd>,
     since: std::time::Instant,
     /// Batches being refined, oldest first.
@@ -101,11 +105,17 @@ impl<T> InOrder<T> {
 }
 
 impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
-    fn new(refiner: &'r Refiner<'a>, scope: &'q rayon::Scope<'s>, attempt: u8) -> Self {
+    fn new(
+        refiner: &'r Refiner<'a>,
+        scope: &'q rayon::Scope<'s>,
+        attempt: u8,
+        early: Option<&'r early::Early<'a>>,
+    ) -> Self {
         RefineQueue {
             refiner,
             scope,
             attempt,
+            early,
             pending: Vec::new(),
             since: std::time::Instant::now(),
             in_flight: InOrder::new(),
@@ -157,6 +167,9 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
             for mut e in done {
                 e.attempt = self.attempt;
                 tally.add(&e);
+                if let Some(early) = self.early {
+                    early.observe(&e, self.scope);
+                }
                 obs.endpoint(&e)?;
             }
         }
@@ -207,6 +220,10 @@ pub struct SolveOptions {
     pub partition: Option<crate::start::mhom::Partition>,
     /// Track only these paths (sorted indices); `None`: all.
     pub only: Option<Vec<u64>>,
+    /// Start recovery's first round during the first pass where it can ([`early`]); the
+    /// output is the same either way. Default: on, unless the environment sets
+    /// `PATHTRACK_EARLY_RECOVERY=0`.
+    pub early_recovery: bool,
 }
 
 impl Default for SolveOptions {
@@ -220,6 +237,7 @@ impl Default for SolveOptions {
             threads: 0,
             partition: None,
             only: None,
+            early_recovery: early::enabled(),
         }
     }
 }
@@ -320,6 +338,23 @@ pub fn solve(
         .num_threads(opts.threads)
         .build()
         .map_err(|e| Error::Internal(format!("refinement threads: {e}")))?;
+    // Recovery's first round, started during the first pass where the host tracks it
+    // ([`early`]): resident tracking (a first round of few paths never reaches the slots), a
+    // run small enough to keep its start points, residuals in double.
+    let early = (opts.early_recovery
+        && paths <= early::EARLY_MAX_PATHS
+        && opts.tracker.residual != Residual::DoubleDouble
+        && backend.resident().is_some())
+    .then(|| {
+        let cap = match start {
+            Start::Poly(_) => verify_diverging_max(paths as u64),
+            _ => 0,
+        };
+        let round1 = start.tracker_for(&opts.tracker.tightened(1));
+        early::Early::new(system, start.homotopy(), round1, cap)
+    });
+    // Round 1's suspects, when the first pass computed them already.
+    let first_round: std::cell::Cell<Option<Vec<u64>>> = Default::default();
     let mut track = |only: Option<Arc<Vec<u64>>>,
                      tracker: &TrackerOptions,
                      attempt: u8,
@@ -328,12 +363,21 @@ pub fn solve(
         refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
         refiner.attempt = attempt;
         let refiner = &refiner;
+        let early = early.as_ref().filter(|_| attempt == 0);
         pool.in_place_scope(|scope| {
-            let mut queue = RefineQueue::new(refiner, scope, attempt);
+            let mut queue = RefineQueue::new(refiner, scope, attempt, early);
             let mut on_end = |end| queue.push(end, tally, obs);
-            let tracked = start.track(only, tracker, opts.tau_start, backend, &mut on_end);
+            let record = early.map(|e| &e.starts);
+            let tracked = start.track(only, tracker, opts.tau_start, backend, record, &mut on_end);
             // Every batch sent is waited for, also after a tracking error.
             let reported = queue.finish(tally, obs);
+            if let Some(early) = early {
+                // Re-trackings early of paths that are no suspects stop before the scope
+                // waits for them.
+                let suspects = suspects_after(tally, 0, &start, paths as u64);
+                early.settle(&suspects);
+                first_round.set(Some(suspects));
+            }
             tracked.and(reported)
         })
     };
@@ -350,16 +394,12 @@ pub fn solve(
     // Each re-tracked path's endpoint before its first re-tracking.
     let mut before = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    let mut retracked_early = 0;
     while attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
-        let mut suspects = tally.suspects();
-        // Before any re-tracking: paths at infinity, disjoint from the suspects.
-        if attempt == 0 && matches!(start, Start::Poly(_)) {
-            let estimated = tally.estimated_at_infinity(VERIFY_DIVERGING_COND);
-            if estimated.len() as u64 <= verify_diverging_max(paths as u64) {
-                suspects.extend(estimated);
-                suspects.sort_unstable();
-            }
-        }
+        let mut suspects = match first_round.take() {
+            Some(s) => s,
+            None => suspects_after(&tally, attempt, &start, paths as u64),
+        };
         if attempt >= RECOVERY_ROUNDS {
             // After the last round, only paths no round has tracked again: the last round can
             // move a path onto the solution of one whose endpoint nobody doubted yet.
@@ -385,13 +425,26 @@ pub fn solve(
             .iter()
             .filter_map(|&p| tally.nonsingular_endpoint(p))
             .collect();
-        track(
-            Some(Arc::new(suspects)),
-            &tracker,
-            attempt,
-            &mut tally,
-            &mut *obs,
-        )?;
+        match early
+            .as_ref()
+            .filter(|e| attempt == 1 && e.covers(&suspects))
+        {
+            Some(early) => {
+                let (ends, n) = pool.install(|| early.round(&suspects))?;
+                retracked_early += n;
+                for e in ends {
+                    tally.add(&e);
+                    obs.endpoint(&e)?;
+                }
+            }
+            None => track(
+                Some(Arc::new(suspects)),
+                &tracker,
+                attempt,
+                &mut tally,
+                &mut *obs,
+            )?,
+        }
         // A path that shared its solution with another, and now fails or diverges while the
         // other went elsewhere, keeps its earlier endpoint: that solution has no other path.
         for mut e in tally.lost_by_retracking(&earlier) {
@@ -420,6 +473,7 @@ pub fn solve(
         duplicate_paths: c.duplicate_paths,
         recovered,
         retracked,
+        retracked_early,
         seconds: clock.elapsed().as_secs_f64(),
         phases,
         backend: backend.name(),
@@ -429,6 +483,24 @@ pub fn solve(
         root_counts,
         solutions: tally.solutions(),
     })
+}
+
+/// The paths the recovery round after `attempt` tracks again: those that share a
+/// nonsingular solution (one of them jumped) and the failed ones; after the first pass,
+/// with a polyhedral start, also those put at infinity by an estimate at an
+/// ill-conditioned point ([`VERIFY_DIVERGING_COND`]), when there are at most
+/// [`verify_diverging_max`] of them. Sorted.
+fn suspects_after(tally: &Tally, attempt: u8, start: &Start, paths: u64) -> Vec<u64> {
+    let mut suspects = tally.suspects();
+    // Before any re-tracking: paths at infinity, disjoint from the suspects.
+    if attempt == 0 && matches!(start, Start::Poly(_)) {
+        let estimated = tally.estimated_at_infinity(VERIFY_DIVERGING_COND);
+        if estimated.len() as u64 <= verify_diverging_max(paths) {
+            suspects.extend(estimated);
+            suspects.sort_unstable();
+        }
+    }
+    suspects
 }
 
 /// A path put at infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]: stopped as diverging, a
@@ -494,15 +566,35 @@ impl Start {
         }
     }
 
-    /// Tracks every path, or only the paths `only` (sorted ids).
+    /// `tracker` with this start system's own settings (polyhedral: the switch from log to
+    /// projective coordinates at [`crate::track::path::TO_LOG_SPREAD`]).
+    fn tracker_for(&self, tracker: &TrackerOptions) -> TrackerOptions {
+        match self {
+            Start::Poly(_) => TrackerOptions {
+                to_log_spread: crate::track::path::TO_LOG_SPREAD,
+                ..tracker.clone()
+            },
+            _ => tracker.clone(),
+        }
+    }
+
+    /// Tracks every path, or only the paths `only` (sorted ids); `record` keeps each start
+    /// point.
     fn track(
         &self,
         only: Option<Arc<Vec<u64>>>,
         tracker: &TrackerOptions,
         tau_start: f64,
         backend: &mut dyn Backend,
+        record: Option<&early::StartRecord>,
         on_end: &mut dyn FnMut(crate::track::PathEnd) -> Result<()>,
     ) -> Result<()> {
+        let keep = |s: &StartPoint| {
+            if let Some(r) = record {
+                r.keep(s)
+            }
+        };
+        let tracker = &self.tracker_for(tracker);
         match self {
             Start::Td(td) => {
                 let point = |i: u64| StartPoint {
@@ -513,18 +605,24 @@ impl Start {
                     lifts: None,
                     steps: (0, 0),
                 };
-                let mut starts: Box<dyn Iterator<Item = StartPoint>> = match &only {
+                let starts: Box<dyn Iterator<Item = StartPoint>> = match &only {
                     None => Box::new((0..td.path_count() as u64).map(point)),
                     Some(ids) => Box::new(ids.iter().map(|&i| point(i))),
                 };
-                track_all(backend, &td.homotopy, tracker, &mut starts, on_end)?;
+                track_all(
+                    backend,
+                    &td.homotopy,
+                    tracker,
+                    &mut starts.inspect(keep),
+                    on_end,
+                )?;
             }
             Start::Mhom(m) => {
                 let wanted = |i: u64| {
                     only.as_ref()
                         .is_none_or(|ids| ids.binary_search(&i).is_ok())
                 };
-                let mut starts = m
+                let starts = m
                     .start
                     .start_points()
                     .enumerate()
@@ -538,15 +636,23 @@ impl Start {
                         lifts: None,
                         steps: (0, 0),
                     });
-                track_all(backend, &m.homotopy, tracker, &mut starts, on_end)?;
+                track_all(
+                    backend,
+                    &m.homotopy,
+                    tracker,
+                    &mut starts.inspect(keep),
+                    on_end,
+                )?;
             }
             Start::Poly(poly) => {
                 let mut starts = poly.start_points(only);
-                let tracker = TrackerOptions {
-                    to_log_spread: crate::track::path::TO_LOG_SPREAD,
-                    ..tracker.clone()
-                };
-                track_all(backend, &poly.homotopy, &tracker, &mut starts, on_end)?;
+                track_all(
+                    backend,
+                    &poly.homotopy,
+                    tracker,
+                    &mut starts.by_ref().inspect(keep),
+                    on_end,
+                )?;
                 if let Some(e) = starts.error.take() {
                     return Err(e);
                 }
