@@ -81,6 +81,17 @@ impl Dd {
         Dd::renorm(r.hi, r.lo + f)
     }
 
+    /// The sum with one error-free sum of the high parts (QD's "sloppy" addition): error
+    /// at most ~4ε²·(|a| + |b|) (ε = 2^-53), not relative to the sum when it cancels; the
+    /// bound a dot product or an elimination step has anyway. About half of [`Dd::add`]'s
+    /// flops: the tracker's double-double evaluation and elimination use it
+    /// (`eval::dd_homotopy`, `linalg::dd_lu`).
+    #[inline]
+    pub fn add_fast(self, o: Dd) -> Dd {
+        let (s, e) = two_sum(self.hi, o.hi);
+        Dd::renorm(s, e + (self.lo + o.lo))
+    }
+
     #[inline]
     pub fn neg(self) -> Dd {
         Dd {
@@ -414,6 +425,30 @@ impl Cdd {
         Cdd {
             re: self.re.mul(o.re).add(self.im.mul(o.im).neg()),
             im: self.re.mul(o.im).add(self.im.mul(o.re)),
+        }
+    }
+
+    /// [`Cdd::add`] with [`Dd::add_fast`].
+    #[inline]
+    pub fn add_fast(self, o: Cdd) -> Cdd {
+        Cdd {
+            re: self.re.add_fast(o.re),
+            im: self.im.add_fast(o.im),
+        }
+    }
+
+    /// [`Cdd::sub`] with [`Dd::add_fast`].
+    #[inline]
+    pub fn sub_fast(self, o: Cdd) -> Cdd {
+        self.add_fast(o.neg())
+    }
+
+    /// [`Cdd::mul`] with [`Dd::add_fast`].
+    #[inline]
+    pub fn mul_fast(self, o: Cdd) -> Cdd {
+        Cdd {
+            re: self.re.mul(o.re).add_fast(self.im.mul(o.im).neg()),
+            im: self.re.mul(o.im).add_fast(self.im.mul(o.re)),
         }
     }
 

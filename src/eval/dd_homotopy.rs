@@ -147,20 +147,20 @@ impl DdHomotopy {
                 let mono = t
                     .exponents
                     .iter()
-                    .fold(c, |m, &(j, e)| m.mul(out.powers[j][e as usize]));
-                hk = hk.add(mono);
+                    .fold(c, |m, &(j, e)| m.mul_fast(out.powers[j][e as usize]));
+                hk = hk.add_fast(mono);
                 if om != 0.0 {
-                    dk = dk.add(mono.mul_real(Dd::from(om)));
+                    dk = dk.add_fast(mono.mul_real(Dd::from(om)));
                 }
                 for (i, &(j, e)) in t.exponents.iter().enumerate() {
                     let mut d = c.mul_real(Dd::from(e as f64));
                     for (l, &(jj, ee)) in t.exponents.iter().enumerate() {
                         let p = if l == i { ee - 1 } else { ee };
                         if p > 0 {
-                            d = d.mul(out.powers[jj][p as usize]);
+                            d = d.mul_fast(out.powers[jj][p as usize]);
                         }
                     }
-                    out.jac[k * nh + j] = out.jac[k * nh + j].add(d);
+                    out.jac[k * nh + j] = out.jac[k * nh + j].add_fast(d);
                 }
             }
             out.h[k] = hk;

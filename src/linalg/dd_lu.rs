@@ -1,7 +1,8 @@
 //! Gaussian elimination with partial pivoting in complex double-double: `a x = b` for a
 //! small square `a` (row-major, `nh × nh`) and `k` right-hand sides (`b`, `nh × k`
 //! row-major). Rows are first equilibrated by powers of two (exact), so pivoting compares
-//! rows of one scale.
+//! rows of one scale. The updates use the fast double-double sum ([`Dd::add_fast`]: its
+//! error is relative to the operands, the bound elimination has anyway).
 
 use crate::eval::dd::{Cdd, Dd};
 use num_complex::Complex64 as C64;
@@ -48,10 +49,10 @@ pub fn lu_solve(nh: usize, k: usize, a: &mut [Cdd], b: &mut [Cdd]) -> bool {
                 continue;
             }
             for j in c + 1..nh {
-                a[i * nh + j] = a[i * nh + j].sub(l.mul(a[c * nh + j]));
+                a[i * nh + j] = a[i * nh + j].sub_fast(l.mul_fast(a[c * nh + j]));
             }
             for j in 0..k {
-                b[i * k + j] = b[i * k + j].sub(l.mul(b[c * k + j]));
+                b[i * k + j] = b[i * k + j].sub_fast(l.mul_fast(b[c * k + j]));
             }
         }
     }
@@ -59,7 +60,7 @@ pub fn lu_solve(nh: usize, k: usize, a: &mut [Cdd], b: &mut [Cdd]) -> bool {
         for j in 0..k {
             let mut s = b[c * k + j];
             for i in c + 1..nh {
-                s = s.sub(a[c * nh + i].mul(b[i * k + j]));
+                s = s.sub_fast(a[c * nh + i].mul_fast(b[i * k + j]));
             }
             b[c * k + j] = s.mul(a[c * nh + c]); // the pivot's reciprocal
         }
