@@ -676,12 +676,8 @@ mod tests {
     fn hand_overs_from_double_double_mode_keep_their_checkpoint() {
         let opts = TrackerOptions::default();
         let n = 2;
-        let far = |s: f64| vec![C64::new(1.0, 0.0), C64::new(s, 0.0)];
         // the divergence rule: back to the oldest sample, s = 8.1e-8 ≥ DD_CHECKPOINT_S
-        let samples = [8.1e-8, 2.7e-8, 9e-9 * 1.0001];
-        let mut s = zone_slot_with(-1.2e-8, 9e-9, &samples, true, far);
-        s.yc = far(3e-9);
-        s.advance(&zero(n), &zero(n), 10.0, &opts);
+        let mut s = diverging_slot(true, false);
         assert_eq!((s.status, s.dd, s.tau), (SLOT_ACTIVE, true, -8.1e-8));
         // a condition estimate above ZONE_COND_DD at the next correction: trouble
         s.phase = CORRECT + 1;
@@ -777,35 +773,39 @@ mod tests {
         );
     }
 
+    /// `y = (1, s)`: the homogenizing coordinate has valuation 1.
+    fn far(s: f64) -> Vec<C64> {
+        vec![C64::new(1.0, 0.0), C64::new(s, 0.0)]
+    }
+
+    /// A slot on `far` at s = 1.2e-8 (samples at s = 8.1e-8, 2.7e-8, 9e-9), in
+    /// double-double mode already when `in_dd`, after the step that lands at s = 3e-9, a new
+    /// sample.
+    fn diverging_slot(dd_residuals: bool, in_dd: bool) -> Slot {
+        let samples = [8.1e-8, 2.7e-8, 9e-9 * 1.0001];
+        let mut s = zone_slot_with(-1.2e-8, 9e-9, &samples, dd_residuals, far);
+        s.dd = in_dd;
+        s.yc = far(3e-9);
+        s.advance(&zero(2), &zero(2), 10.0, &TrackerOptions::default());
+        s
+    }
+
     /// The divergence rule: a slot whose homogenizing coordinate still shrinks at
     /// `s ≤ DIVERGENCE_S` goes on in double-double mode from its oldest sample (the host
     /// from there without double-double residuals); in that mode three agreeing valuations
     /// end it as diverging, with its samples and the valuation in the reason.
     #[test]
     fn diverging_slots_go_on_in_double_double_and_end_by_the_hosts_rule() {
-        let opts = TrackerOptions::default();
-        let n = 2;
-        // y = (1, s): the homogenizing coordinate has valuation 1; the step lands at
-        // s = 3e-9, a new sample
-        let far = |s: f64| vec![C64::new(1.0, 0.0), C64::new(s, 0.0)];
-        let samples = [8.1e-8, 2.7e-8, 9e-9 * 1.0001];
-        let mut s = zone_slot_with(-1.2e-8, 9e-9, &samples, true, far);
-        s.yc = far(3e-9);
-        s.advance(&zero(n), &zero(n), 10.0, &opts);
+        let s = diverging_slot(true, false);
         assert_eq!(
             (s.status, s.dd, s.tau, s.phase),
             (SLOT_ACTIVE, true, -8.1e-8, 0)
         );
         assert_eq!(s.y, far(8.1e-8));
-        let mut host = zone_slot_with(-1.2e-8, 9e-9, &samples, false, far);
-        host.yc = far(3e-9);
-        host.advance(&zero(n), &zero(n), 10.0, &opts);
+        let host = diverging_slot(false, false);
         assert_eq!((host.status, host.dd), (EXIT_CONTINUE, false));
 
-        let mut dd = zone_slot_with(-1.2e-8, 9e-9, &samples, true, far);
-        dd.dd = true;
-        dd.yc = far(3e-9);
-        dd.advance(&zero(n), &zero(n), 10.0, &opts);
+        let dd = diverging_slot(true, true);
         assert_eq!(dd.status, EXIT_DIVERGED);
         match dd.exit(false, 0.0) {
             Some(SlotExit::End {
