@@ -74,11 +74,27 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
         }
     }
     if (r < NEQ) {
-        double mx = 0.0;
+        // The largest |a_rj|: the entry is elected by |a_rj|² and only its modulus taken
+        // by hypot (one hypot per row instead of N: they were most of the set-up); every
+        // |a_rj| by hypot where the squares leave double range.
+        if (lg) a[NEQ] = cmk(0.0, 0.0);
+        double m2 = -1.0;
+        double2 big = cmk(0.0, 0.0);
 #pragma unroll
-        for (int j = 0; j < NEQ; ++j) mx = fmax(mx, cabs2(a[j]));
-        if (!lg) mx = fmax(mx, cabs2(a[NEQ]));
-        else a[NEQ] = cmk(0.0, 0.0);
+        for (int j = 0; j < NN; ++j) {
+            const double n2 = cnorm2(a[j]);
+            if (n2 > m2) {
+                m2 = n2;
+                big = a[j];
+            }
+        }
+        double mx = 0.0;
+        if (m2 > 1e-290 && m2 < 1e290) {
+            mx = cabs2(big);
+        } else {
+#pragma unroll
+            for (int j = 0; j < NN; ++j) mx = fmax(mx, cabs2(a[j]));
+        }
         double sc = (mx > 0.0 && isfinite(mx)) ? 1.0 / mx : 1.0;
 #pragma unroll
         for (int j = 0; j < NN; ++j) a[j] = cscale(a[j], sc);
