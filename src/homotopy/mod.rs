@@ -126,6 +126,14 @@ impl Homotopy {
         self.equations.iter().flatten().map(|t| t.lift).collect()
     }
 
+    /// The largest `|ω|` of the terms' lifts (0 without terms).
+    pub fn max_lift(&self) -> f64 {
+        self.equations
+            .iter()
+            .flatten()
+            .fold(0.0f64, |m, t| m.max(t.lift.abs()))
+    }
+
     /// Total number of terms (columns of `Â`).
     pub fn term_count(&self) -> usize {
         self.equations.iter().map(|e| e.len()).sum()

@@ -176,7 +176,7 @@ pub fn track_all(
     }
     let (nh, m) = (homotopy.nh(), homotopy.term_count());
     let default_lifts = homotopy.lifts();
-    let max_lift = default_lifts.iter().fold(0.0f64, |m, &v| m.max(v.abs()));
+    let max_lift = homotopy.max_lift();
     let mut active: Vec<PathState> = Vec::with_capacity(opts.batch);
     let mut stats = TrackStats::default();
     let mut exhausted = false;

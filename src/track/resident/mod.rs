@@ -198,7 +198,7 @@ pub fn track_alone(
     go_on: &dyn Fn() -> bool,
 ) -> Result<Option<PathEnd>> {
     let default_lifts = homotopy.lifts();
-    let max_lift = default_lifts.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
+    let max_lift = homotopy.max_lift();
     let mut group = vec![PathState::new(start, opts, max_lift)];
     let mut ends = Vec::with_capacity(1);
     let mut scratch = ChunkScratch::default();
@@ -313,7 +313,7 @@ pub fn track_resident(
 ) -> Result<TrackStats> {
     let (nh, m) = (homotopy.nh(), homotopy.term_count());
     let default_lifts = homotopy.lifts();
-    let max_lift = default_lifts.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
+    let max_lift = homotopy.max_lift();
     let tail = env_usize("PATHTRACK_RESIDENT_TAIL").unwrap_or(TAIL);
     let iterations = env_usize("PATHTRACK_RESIDENT_ITERS").map_or(ITERATIONS, |v| v as u32);
     let host_alone =
