@@ -50,6 +50,18 @@ impl Projection {
         }
     }
 
+    /// How far along the projection a point `x'` with `close(x, x', tol)` can lie from `x`,
+    /// per unit of `1 + ‖x‖_∞`: `|key(x) − key(x')| ≤ weight_sum·‖x − x'‖∞` and
+    /// `1 + max(‖x‖, ‖x'‖) ≤ (1 + ‖x‖)/(1 − tol)`; a margin of 1e-9 for the keys' rounding;
+    /// ∞ for `tol ≥ 1` (everything is close).
+    pub fn reach(&self, tol: f64) -> f64 {
+        if tol < 1.0 {
+            self.weight_sum * tol / (1.0 - tol) * (1.0 + 1e-9)
+        } else {
+            f64::INFINITY
+        }
+    }
+
     pub fn key(&self, x: &[C64]) -> f64 {
         x.iter()
             .zip(&self.weights)
@@ -72,7 +84,7 @@ pub fn cluster_with(points: &[Vec<C64>], tols: &[f64]) -> Vec<usize> {
         return parent;
     }
     let proj = Projection::new(points[0].len());
-    let (wsum, key) = (proj.weight_sum, |x: &[C64]| proj.key(x));
+    let key = |x: &[C64]| proj.key(x);
     let scales: Vec<f64> = points
         .iter()
         .map(|x| 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max))
@@ -83,14 +95,8 @@ pub fn cluster_with(points: &[Vec<C64>], tols: &[f64]) -> Vec<usize> {
         .map(|(i, x)| (key(x), i))
         .collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    // A close pair has ‖x_b‖ ≤ (‖x_a‖ + t)/(1 − t), so 1 + max(‖x_a‖, ‖x_b‖) ≤ scale_a/(1 − t)
-    // and |key_b − key_a| ≤ wsum·‖x_a − x_b‖∞ ≤ wsum·t·scale_a/(1 − t): the sweep from a
-    // stops there (tolerances ≥ 1 compare everything).
-    let reach = if tol < 1.0 {
-        wsum * tol / (1.0 - tol) * (1.0 + 1e-9)
-    } else {
-        f64::INFINITY
-    };
+    // the sweep from a stops beyond the reach of its scale (see `Projection::reach`)
+    let reach = proj.reach(tol);
     for a in 0..m {
         let (ka, ia) = order[a];
         let bound = reach * scales[ia];

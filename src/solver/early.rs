@@ -177,11 +177,11 @@ impl<'a> Early<'a> {
         suspects.len() <= TAIL && suspects.iter().all(|&p| self.starts.has(p))
     }
 
-    /// Round 1 for `suspects` (see [`Self::covers`]): each one's endpoint, in their order,
-    /// re-tracked early or now (in parallel on the current pool); and how many were early.
+    /// Round 1 for `suspects` (see [`Self::covers`]; the first pass settled on them): each
+    /// one's endpoint, in their order, re-tracked early or now (in parallel on the current
+    /// pool); and how many were early.
     pub fn round(&self, suspects: &[u64]) -> Result<(Vec<Endpoint>, u64)> {
         use rayon::prelude::*;
-        self.settle(suspects);
         let done: Vec<Option<Endpoint>> = {
             let mut results = self.results.lock().expect("results");
             let done: Result<Vec<Option<Endpoint>>> = suspects
@@ -284,8 +284,8 @@ struct Near {
 }
 
 /// The nonsingular endpoints seen so far, sorted along a [`Projection`] (as
-/// `dedup::cluster_with` sweeps them), so that the ones within the clustering tolerance of
-/// a new point are found among those within `weight_sum·t·(1 + ‖x‖)/(1 − t)` of its key.
+/// `dedup::cluster_with` sweeps them), so that the ones within the clustering tolerance
+/// (at most `DEDUP_TOL_MAX`) of a new point are found within `Projection::reach` of its key.
 #[derive(Default)]
 struct NearIndex {
     proj: Option<Projection>,
@@ -302,8 +302,7 @@ impl NearIndex {
         let key = proj.key(x);
         let tol = clustering_tolerance(refined_dd, condition, DEDUP_TOL, Status::Nonsingular);
         let scale = 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
-        // 2×: margin over the bound, for the rounding of the keys.
-        let reach = 2.0 * proj.weight_sum * DEDUP_TOL_MAX * scale / (1.0 - DEDUP_TOL_MAX);
+        let reach = proj.reach(DEDUP_TOL_MAX) * scale;
         let range = Key(key - reach, 0)..=Key(key + reach, u64::MAX);
         let same: Vec<u64> = self
             .points
