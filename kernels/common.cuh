@@ -19,9 +19,9 @@ __device__ __forceinline__ double2 cscale(double2 a, double s) { return cmk(a.x 
 __device__ __forceinline__ double2 cmul(double2 a, double2 b) {
     return cmk(fma(a.x, b.x, -a.y * b.y), fma(a.x, b.y, a.y * b.x));
 }
-// acc - a*b
+// acc - a*b, two fused multiply-adds per part (as cfma)
 __device__ __forceinline__ double2 cfnms(double2 acc, double2 a, double2 b) {
-    return cmk(acc.x - fma(a.x, b.x, -a.y * b.y), acc.y - fma(a.x, b.y, a.y * b.x));
+    return cmk(fma(-a.x, b.x, fma(a.y, b.y, acc.x)), fma(-a.x, b.y, fma(-a.y, b.x, acc.y)));
 }
 // acc + a*b
 __device__ __forceinline__ double2 cfma(double2 a, double2 b, double2 acc) {

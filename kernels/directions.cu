@@ -4,7 +4,7 @@
 // [A | b1 b2] in registers (NN + 2 complex values; every register index is a compile-time
 // constant, the loops over columns are unrolled). Partial pivoting without row swaps: at
 // column k the rows not yet used elect the largest |a_rk| by a butterfly reduction on a
-// packed (|a_rk|², lane) key, the pivot row is broadcast through shared memory and
+// packed (|a_rk|², lane) 32-bit key, the pivot row is broadcast through shared memory and
 // eliminated from every other row. At the end each
 // row holds one nonzero d in its pivot column c, and x_c = b / d.
 // Before the sweep: the diag(e^{−z}) scaling of the evaluator output, and the row
@@ -30,7 +30,18 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
     const int count = ((long)p - i0 < GJ_POINTS) ? (int)((long)p - i0) : GJ_POINTS;
     {
         const double2* src = jac + i0 * (NEQ * W);
+#if __CUDA_ARCH__ >= 800
+        // Every 16-byte word of the tile as its own asynchronous copy (cp.async, no
+        // registers): a thread's copies are all in flight at once instead of one load
+        // round trip per word.
+        for (int e = threadIdx.x; e < count * NEQ * W; e += GJ_THREADS) {
+            const unsigned dst = (unsigned)__cvta_generic_to_shared(tile + e);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + e) : "memory");
+        }
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+#else
         for (int e = threadIdx.x; e < count * NEQ * W; e += GJ_THREADS) tile[e] = src[e];
+#endif
     }
     __syncthreads();
     const int r = threadIdx.x & (SEG - 1);
@@ -108,18 +119,16 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
     double vmax = 0.0, vmin = 1.0 / 0.0;
 #pragma unroll
     for (int k = 0; k < NN; ++k) {
-        // argmax of |a_rk|² over unused rows: the key is the square's bit pattern (monotone
-        // for non-negative doubles) with the low 5 bits replaced by 31 − r (ties: lowest r).
-        unsigned long long key =
-            used ? 0ull
-                 : ((unsigned long long)__double_as_longlong(cnorm2(a[k])) & ~31ull) |
-                       (unsigned long long)(31 - r);
+        // argmax of |a_rk|² over unused rows: the key is the high word of the square's bit
+        // pattern (sign, exponent and 20 mantissa bits: monotone for non-negative doubles)
+        // with its low 5 bits replaced by 31 − r (ties within 2^−15: lowest r), so one
+        // 32-bit shuffle per level.
+        unsigned key = used ? 0u
+                            : ((unsigned)(__double_as_longlong(cnorm2(a[k])) >> 32) & ~31u) |
+                                  (unsigned)(31 - r);
 #pragma unroll
-        for (int off = SEG / 2; off > 0; off >>= 1) {
-            unsigned long long o = __shfl_xor_sync(0xffffffffu, key, off, SEG);
-            key = o > key ? o : key;
-        }
-        const int pl = 31 - (int)(key & 31ull);
+        for (int off = SEG / 2; off > 0; off >>= 1) key = max(key, __shfl_xor_sync(0xffffffffu, key, off, SEG));
+        const int pl = 31 - (int)(key & 31u);
         const bool me = (r == pl);
         if (me) {
             prow[pt][k] = a[k];
