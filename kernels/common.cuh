@@ -60,18 +60,25 @@ __device__ __forceinline__ double2 safe_inv(double2 y) {
 // Threads per block of eval_fused / eval_gen: one point each, one equation per block row.
 #define EV_THREADS 64
 
-// Writes each warp's 32 rows tile[t][0..W) (points i0 + t, equation k) to the point-major
-// jac: consecutive lanes store consecutive 16-byte words of consecutive rows (a row is
-// contiguous, rows of one equation are n·W apart), instead of 32 scattered stores.
+// The extended Jacobians of the p points of one launch are stored equation-major: row k
+// of point i, (∂h_k/∂y_0 … ∂h_k/∂y_n, ∂h_k/∂τ, h_k), is the W entries from JAC_ROW(i, k, p),
+// so the rows of one equation for consecutive points are one contiguous range (the
+// evaluators, one equation per block, write it as a stream; point-major rows, n·W apart,
+// were 256-byte pieces scattered over the whole buffer and made the evaluation as slow as
+// its stores).
+#define JAC_ROW(i, k, p) (((long)(k) * (p) + (i)) * W)
+
+// Writes each warp's 32 rows tile[t][0..W) (points i0 + t, equation k) to jac: the rows
+// are contiguous in both, so consecutive lanes store consecutive 16-byte words.
 __device__ __forceinline__ void store_rows(double2 (*tile)[W], double2* __restrict__ jac,
                                            long i0, int k, int p) {
     const int wbase = threadIdx.x & ~31, lane = threadIdx.x & 31;
     __syncwarp();
-    for (int e = lane; e < 32 * W; e += 32) {
-        const int t = e / W, j = e - t * W;
-        const long i = i0 + wbase + t;
-        if (i < p) jac[(i * NEQ + k) * W + j] = tile[wbase + t][j];
-    }
+    const long first = i0 + wbase;  // < p: whole warps past the end have returned
+    const int rows = (int)((long)p - first < 32 ? (long)p - first : 32);
+    const double2* src = tile[wbase];
+    double2* dst = jac + JAC_ROW(first, k, p);
+    for (int e = lane; e < rows * W; e += 32) dst[e] = src[e];
 }
 
 // Exponent (real and imaginary part) of term c at ẑ: Σ_{j<NN} z_j·a_jc + τ·ω, with ω the

@@ -9,7 +9,7 @@
 // For point i and equation k (thread (i, k)): h_k = e^{−s_k} Σ_c coeff_c · y^{a_c} · e^{τ ω_c}
 // over the equation's block, y the projective point (exact doubles), τ real, s_k the shift
 // of the double evaluation (the block's largest Re(ẑ Â)_c, from the same z), written over
-// jac[i][k][NN + 1] rounded to double. Points where it does not apply (log coordinates, a
+// row k of point i's extended Jacobian (JAC_ROW) at NN + 1, rounded to double. Points where it does not apply (log coordinates, a
 // non-integer or negative exponent, values out of range) keep their double residual.
 //
 // Error: e^{x} within ~1e-31 relative (reduction by k·ln 2, at most ten halvings, Taylor
@@ -225,5 +225,5 @@ dd_residual(const unsigned char* __restrict__ status, const unsigned char* __res
     } else {
         h = cmk(sum.re.hi, sum.im.hi);
     }
-    if (isfinite(h.x) && isfinite(h.y)) jac[(i * NEQ + k) * W + NN + 1] = h;
+    if (isfinite(h.x) && isfinite(h.y)) jac[JAC_ROW(i, k, p) + NN + 1] = h;
 }

@@ -16,8 +16,9 @@
 // fill_direction_system(log = true)).
 
 // GJ_THREADS threads per block (128, or 64 when SEG = 32, keeping the tile under 48 KB);
-// the block's points are consecutive, so their extended Jacobians are one contiguous
-// range, first copied to shared memory with coalesced 16-byte loads.
+// the block's points are consecutive, so each equation's rows of them are one contiguous
+// range of the (equation-major) extended Jacobians, copied to a point-major tile in shared
+// memory with coalesced 16-byte copies.
 #define GJ_THREADS (SEG == 32 ? 64 : 128)
 #define GJ_POINTS (GJ_THREADS / SEG)
 
@@ -28,21 +29,25 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
     __shared__ double2 tile[GJ_POINTS * NEQ * W];
     const long i0 = (long)blockIdx.x * GJ_POINTS;
     const int count = ((long)p - i0 < GJ_POINTS) ? (int)((long)p - i0) : GJ_POINTS;
-    {
-        const double2* src = jac + i0 * (NEQ * W);
+    // word e of the source, in equation-major order: equation r, point pt, entry j; in the
+    // tile at (pt·NEQ + r)·W + j (a lane's row stays contiguous: conflict-free row loads)
+    for (int e = threadIdx.x; e < NEQ * GJ_POINTS * W; e += GJ_THREADS) {
+        const int r = e / (GJ_POINTS * W), f = e - r * (GJ_POINTS * W), pt = f / W;
+        if (pt >= count) continue;
+        const double2* src = jac + JAC_ROW(i0, r, p) + f;
+        double2* dst = tile + (pt * NEQ + r) * W + (f - pt * W);
 #if __CUDA_ARCH__ >= 800
-        // Every 16-byte word of the tile as its own asynchronous copy (cp.async, no
-        // registers): a thread's copies are all in flight at once instead of one load
-        // round trip per word.
-        for (int e = threadIdx.x; e < count * NEQ * W; e += GJ_THREADS) {
-            const unsigned dst = (unsigned)__cvta_generic_to_shared(tile + e);
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src + e) : "memory");
-        }
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        // an asynchronous copy (cp.async, no registers): a thread's copies are all in
+        // flight at once instead of one load round trip per word
+        const unsigned sdst = (unsigned)__cvta_generic_to_shared(dst);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sdst), "l"(src) : "memory");
 #else
-        for (int e = threadIdx.x; e < count * NEQ * W; e += GJ_THREADS) tile[e] = src[e];
+        *dst = *src;
 #endif
     }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
     __syncthreads();
     const int r = threadIdx.x & (SEG - 1);
     const int pt = threadIdx.x / SEG;

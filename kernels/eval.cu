@@ -5,7 +5,8 @@
 //   ahat MT × NZ  term-major: column c of Â (exponents a_hom, then the lift ω)
 //   e    MT × p   term-major (e[c·p + i]): the shifted exp(ẑ_i Â)_c, the ZGEMM operand
 //   bt   MT × W   row-major: B_kᵀ of every equation, stacked in term order
-//   jac  p × NEQ × W row-major: per point and equation (∂h/∂y_0 … ∂h/∂y_n, ∂h/∂τ, h)
+//   jac  NEQ × p × W row-major (equation-major, JAC_ROW in common.cuh): per equation and
+//        point (∂h/∂y_0 … ∂h/∂y_n, ∂h/∂τ, h)
 //   logm p bytes (or null): point i is given as z = log y (log mode, see Points::log_mode)
 //   lifts p × MT (or null): per-point lifts ω' replacing the last row of Â (polyhedral
 //        paths: ω'(a) = ⟨a,α⟩ + ω(a) − β_k of their cell); the exponent of term c is then
@@ -68,7 +69,7 @@ extern "C" __global__ void tau_column(const double2* __restrict__ e,
     double2 d = cmk(0.0, 0.0);
     for (int c = BSTART[k]; c < BSTART[k + 1]; ++c)
         d = cfma(bt[c * W + NN + 1], cscale(e[(long)c * p + i], lp[c]), d);
-    jac[((long)i * NEQ + k) * W + NN] = d;
+    jac[JAC_ROW(i, k, p) + NN] = d;
 }
 
 // Fused alternative to eval_exp + the per-equation ZGEMMs: thread (i, k) forms row k of
@@ -121,6 +122,6 @@ extern "C" __global__ void scale_ext(const double2* __restrict__ y,
     if (logm && logm[i]) return;
     int r = (int)(t - i * (NEQ * NN));
     int k = r / NN, j = r - k * NN;
-    long at = (i * NEQ + k) * W + j;
+    long at = JAC_ROW(i, k, p) + j;
     jac[at] = cmul(jac[at], safe_inv(y[i * NN + j]));
 }

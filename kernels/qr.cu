@@ -37,7 +37,7 @@ extern "C" __global__ void qr_build(const double2* __restrict__ jac, const doubl
         out[(NN + 1) * NN] = cmk(0.0, 0.0);
         return;
     }
-    const double2* row = jac + (i * NEQ + r) * W;
+    const double2* row = jac + JAC_ROW(i, r, p);
     double2 a[NN];
 #pragma unroll
     for (int j = 0; j < NN; ++j) {

@@ -5,7 +5,9 @@
 //! 2. `exp(Ẑ Â)` with the per-equation shift — kernel `eval_exp`, term-major so that it is
 //!    directly the operand of
 //! 3. one cuBLAS ZGEMM per equation block, `J_k = E_k · B_kᵀ`, written in place into the
-//!    point-major extended-Jacobian array (mixed supports: no zeros multiplied);
+//!    extended-Jacobian array, which is equation-major on the device (`JAC_ROW` in
+//!    kernels/common.cuh: the rows of one equation for consecutive points are contiguous;
+//!    mixed supports: no zeros multiplied);
 //!    alternatively [`EvalMethod::Fused`] does 2–3 in one kernel with register accumulators;
 //! 4. `diag(e^{−z}, 1, 1)`, the row equilibration and the unified Euler/Newton solve in one
 //!    batched Gauss–Jordan kernel (`gj_directions`, one warp segment per point), or with
@@ -186,8 +188,8 @@ fn i32_of(p: usize) -> Result<i32> {
     i32::try_from(p).map_err(|_| Error::Internal(format!("chunk of {p} points exceeds i32")))
 }
 
-/// Device operands of one batched direction solve: the extended Jacobians `jac` (p × n × W,
-/// before the `diag(e^{−z})` scaling), the points `y` (p × N), per-point log-mode flags
+/// Device operands of one batched direction solve: the extended Jacobians `jac` (n × p × W,
+/// equation-major, before the `diag(e^{−z})` scaling), the points `y` (p × N), per-point log-mode flags
 /// `logm` (0 for none), and the outputs `euler`, `newton` (p × N) and `cond` (p).
 #[derive(Clone, Copy, Debug)]
 struct SolveOperands {
@@ -479,7 +481,17 @@ impl CudaBackend {
                     .launch(grid1(q * n * nn))
             }
             .map_err(|e| cuda_err("cuLaunchKernel(scale_ext)", e))?;
-            this.dev.dtoh(&mut out[done * el..(done + q) * el], &b.jac)
+            // the device's equation-major rows to `out`'s point-major ones
+            let w = el / n;
+            let mut host = vec![C64::new(0.0, 0.0); q * el];
+            this.dev.dtoh(&mut host, &b.jac)?;
+            let out = &mut out[done * el..(done + q) * el];
+            for (k, rows) in host.chunks_exact(q * w).enumerate() {
+                for (i, row) in rows.chunks_exact(w).enumerate() {
+                    out[i * el + k * w..i * el + (k + 1) * w].copy_from_slice(row);
+                }
+            }
+            Ok(())
         })
     }
 
@@ -595,7 +607,8 @@ impl CudaBackend {
                 let one = C64::new(1.0, 0.0);
                 let zero = C64::new(0.0, 0.0);
                 for (k, &(start, len)) in l.blocks.iter().enumerate() {
-                    // column-major J_k (W × p, ld n·W) = B_kᵀ-as-(W × m_k) · E_kᵀ,
+                    // column-major J_k (W × p, ld W: equation k's rows of the
+                    // equation-major jac) = B_kᵀ-as-(W × m_k) · E_kᵀ,
                     // E_k stored p × m_k column-major (ld p).
                     unsafe {
                         self.blas.zgemm(
@@ -610,8 +623,8 @@ impl CudaBackend {
                             e + (start * p * 16) as u64,
                             p,
                             zero,
-                            jac + (k * w * 16) as u64,
-                            l.ext_len(),
+                            jac + (k * p * w * 16) as u64,
+                            w,
                         )?;
                     }
                 }
