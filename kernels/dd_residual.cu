@@ -9,8 +9,9 @@
 // For point i and equation k (thread (i, k)): h_k = e^{−s_k} Σ_c coeff_c · y^{a_c} · e^{τ ω_c}
 // over the equation's block, y the projective point (exact doubles), τ real, s_k the shift
 // of the double evaluation (the block's largest Re(ẑ Â)_c, from the same z), written over
-// row k of point i's extended Jacobian (JAC_ROW) at NN + 1, rounded to double. Points where it does not apply (log coordinates, a
-// non-integer or negative exponent, values out of range) keep their double residual.
+// entry NN + 1 of row k of point i's extended Jacobian (JAC_ROW), rounded to double. Points
+// where it does not apply (log coordinates, a non-integer or negative exponent, values out
+// of range) keep their double residual.
 //
 // Error: e^{x} within ~1e-31 relative (reduction by k·ln 2, at most ten halvings, Taylor
 // series, as many squarings); every product and sum of the terms within a few u² (u = 2^-53)

@@ -189,8 +189,9 @@ fn i32_of(p: usize) -> Result<i32> {
 }
 
 /// Device operands of one batched direction solve: the extended Jacobians `jac` (n × p × W,
-/// equation-major, before the `diag(e^{−z})` scaling), the points `y` (p × N), per-point log-mode flags
-/// `logm` (0 for none), and the outputs `euler`, `newton` (p × N) and `cond` (p).
+/// equation-major, before the `diag(e^{−z})` scaling), the points `y` (p × N), per-point
+/// log-mode flags `logm` (0 for none), and the outputs `euler`, `newton` (p × N) and `cond`
+/// (p).
 #[derive(Clone, Copy, Debug)]
 struct SolveOperands {
     jac: u64,
