@@ -595,7 +595,10 @@ impl Start {
             }
         };
         let tracker = &self.tracker_for(tracker);
-        match self {
+        let (homotopy, starts): (
+            &crate::homotopy::Homotopy,
+            Box<dyn Iterator<Item = StartPoint>>,
+        ) = match self {
             Start::Td(td) => {
                 let point = |i: u64| StartPoint {
                     path: i,
@@ -607,15 +610,9 @@ impl Start {
                 };
                 let starts: Box<dyn Iterator<Item = StartPoint>> = match &only {
                     None => Box::new((0..td.path_count() as u64).map(point)),
-                    Some(ids) => Box::new(ids.iter().map(|&i| point(i))),
+                    Some(ids) => Box::new(ids.iter().map(move |&i| point(i))),
                 };
-                track_all(
-                    backend,
-                    &td.homotopy,
-                    tracker,
-                    &mut starts.inspect(keep),
-                    on_end,
-                )?;
+                (&td.homotopy, starts)
             }
             Start::Mhom(m) => {
                 let wanted = |i: u64| {
@@ -627,7 +624,7 @@ impl Start {
                     .start_points()
                     .enumerate()
                     .map(|(i, x)| (i as u64, x))
-                    .filter(|(i, _)| wanted(*i))
+                    .filter(move |(i, _)| wanted(*i))
                     .map(|(i, x)| StartPoint {
                         path: i,
                         y: MhomStart::homogeneous(&x),
@@ -636,15 +633,10 @@ impl Start {
                         lifts: None,
                         steps: (0, 0),
                     });
-                track_all(
-                    backend,
-                    &m.homotopy,
-                    tracker,
-                    &mut starts.inspect(keep),
-                    on_end,
-                )?;
+                (&m.homotopy, Box::new(starts))
             }
             Start::Poly(poly) => {
+                // its iterator keeps the error that ends it early, checked once tracked
                 let mut starts = poly.start_points(only);
                 track_all(
                     backend,
@@ -653,11 +645,16 @@ impl Start {
                     &mut starts.by_ref().inspect(keep),
                     on_end,
                 )?;
-                if let Some(e) = starts.error.take() {
-                    return Err(e);
-                }
+                return starts.error.take().map_or(Ok(()), Err);
             }
-        }
+        };
+        track_all(
+            backend,
+            homotopy,
+            tracker,
+            &mut starts.inspect(keep),
+            on_end,
+        )?;
         Ok(())
     }
 }
