@@ -16,54 +16,82 @@
 // fill_direction_system(log = true)).
 
 // GJ_THREADS threads per block (128, or 64 when SEG = 32, keeping the tile under 48 KB);
-// the block's points are consecutive, so each equation's rows of them are one contiguous
-// range of the (equation-major) extended Jacobians, copied to a point-major tile in shared
-// memory with coalesced 16-byte copies.
+// a group is GJ_POINTS consecutive points, so each equation's rows of them are one
+// contiguous range of the (equation-major) extended Jacobians, copied to a point-major tile
+// in shared memory with coalesced 16-byte copies.
 #define GJ_THREADS (SEG == 32 ? 64 : 128)
 #define GJ_POINTS (GJ_THREADS / SEG)
+// Persistent blocks when a point takes a whole warp (kernels::gj_persistent on the host):
+// there the copy of a group's tile is a large share of the kernel's time (chandra-24,
+// p = 10⁶: 20.9 → 17.3 ms with it), while with SEG ≤ 16 the persistent loop was slower
+// (cyclic-14: 3.90 → 4.23–4.33 ms).
+#define GJ_PERSIST (SEG == 32)
 
-extern "C" __global__ void __launch_bounds__(GJ_THREADS)
-gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
-              const unsigned char* __restrict__ logm, double2* __restrict__ euler, double2* __restrict__ newton,
-              double* __restrict__ cond, int p) {
-    __shared__ double2 tile[GJ_POINTS * NEQ * W];
-    const long i0 = (long)blockIdx.x * GJ_POINTS;
-    const int count = ((long)p - i0 < GJ_POINTS) ? (int)((long)p - i0) : GJ_POINTS;
-    // word e of the source, in equation-major order: equation r, point pt, entry j; in the
-    // tile at (pt·NEQ + r)·W + j (a lane's row stays contiguous: conflict-free row loads)
+// The block's shared memory (file scope, so that gj_group addresses it as shared memory):
+// the group's tile of extended-Jacobian rows; y and 1/y of each point, broadcast to its
+// segment; the pivot row of the current column (columns k..N-1, then the two right-hand
+// sides).
+__shared__ double2 gj_tile[GJ_POINTS * NEQ * W];
+__shared__ double2 gj_y[GJ_POINTS][NN], gj_iy[GJ_POINTS][NN];
+__shared__ double2 gj_prow[GJ_POINTS][NN + 2];
+
+// Queues the copy of group i0's rows into the tile: word e of the source, in equation-major
+// order (equation r, point pt, entry j), goes to (pt·NEQ + r)·W + j (a lane's row stays
+// contiguous: conflict-free row loads). sm_80 and later: asynchronous copies (cp.async, no
+// registers, all of a thread's copies in flight at once; completed by gj_fetch_wait, whose
+// wait_all commits them).
+__device__ __forceinline__ void gj_fetch(const double2* __restrict__ jac, long i0, int count, int p) {
     for (int e = threadIdx.x; e < NEQ * GJ_POINTS * W; e += GJ_THREADS) {
         const int r = e / (GJ_POINTS * W), f = e - r * (GJ_POINTS * W), pt = f / W;
         if (pt >= count) continue;
         const double2* src = jac + JAC_ROW(i0, r, p) + f;
-        double2* dst = tile + (pt * NEQ + r) * W + (f - pt * W);
+        double2* dst = gj_tile + (pt * NEQ + r) * W + (f - pt * W);
 #if __CUDA_ARCH__ >= 800
-        // an asynchronous copy (cp.async, no registers): a thread's copies are all in
-        // flight at once instead of one load round trip per word
         const unsigned sdst = (unsigned)__cvta_generic_to_shared(dst);
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sdst), "l"(src) : "memory");
 #else
         *dst = *src;
 #endif
     }
+}
+
+__device__ __forceinline__ void gj_fetch_wait() {
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 #endif
-    __syncthreads();
+}
+
+__device__ __forceinline__ int gj_count(long i0, int p) {
+    return ((long)p - i0 < GJ_POINTS) ? (int)((long)p - i0) : GJ_POINTS;
+}
+
+// One group's directions, its tile's copy queued by the caller (gj_fetch). With next0 ≥ 0
+// (persistent blocks), the rows are read into registers, the block syncs, and the copy of
+// the group from point next0 is queued into the same tile, to run during this sweep.
+__device__ __forceinline__ void gj_group(const double2* __restrict__ jac, const double2* __restrict__ y, const unsigned char* __restrict__ logm,
+                                         double2* __restrict__ euler, double2* __restrict__ newton,
+                                         double* __restrict__ cond, int p, long i0, long next0) {
+    const int count = gj_count(i0, p);
     const int r = threadIdx.x & (SEG - 1);
     const int pt = threadIdx.x / SEG;
     const long i = i0 + pt;
     const bool valid = pt < count;
-    if ((int)(threadIdx.x & ~31u) / SEG >= count) return;  // whole warp past the end
-
-    const bool lg = valid && logm && logm[i];
+    bool lg = false;
     double2 yr = cmk(0.0, 0.0);
+    // persistent blocks: y in flight while the tile's copy completes (chandra-24: 17.6 →
+    // 17.3 ms); one group per block: after the sweep's barriers (cyclic-14: 3.92 → 3.87 ms)
+#define GJ_LOAD_Y                                          \
+    lg = valid && logm && logm[i];                         \
     if (valid && r < NN) yr = y[i * NN + r];
-    const double2 invr = lg ? cmk(1.0, 0.0) : safe_inv(yr);
-
+#if GJ_PERSIST
+    GJ_LOAD_Y
+#endif
+    gj_fetch_wait();
+    __syncthreads();
     double2 a[NN];
     double2 b0 = cmk(0.0, 0.0), b1 = cmk(0.0, 0.0);
     if (valid && r < NEQ) {
-        const double2* row = tile + (pt * NEQ + r) * W;
+        const double2* row = gj_tile + (pt * NEQ + r) * W;
 #pragma unroll
         for (int j = 0; j < NN; ++j) a[j] = row[j];
         b0 = cneg(row[NN]);
@@ -72,21 +100,28 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
 #pragma unroll
         for (int j = 0; j < NN; ++j) a[j] = cmk(0.0, 0.0);
     }
-    // y and 1/y of the point, broadcast through shared memory
-    __shared__ double2 ybuf[GJ_POINTS][NN], ibuf[GJ_POINTS][NN];
-    // the pivot row of the current column (columns k..N-1, then the two right-hand sides)
-    __shared__ double2 prow[GJ_POINTS][NN + 2];
+    if (next0 >= 0) {
+        __syncthreads();  // the tile is free
+        gj_fetch(jac, next0, gj_count(next0, p), p);
+    }
+    if ((int)(threadIdx.x & ~31u) / SEG >= count) return;  // whole warp past the end
+#if !GJ_PERSIST
+    GJ_LOAD_Y
+#endif
+#undef GJ_LOAD_Y
+
+    const double2 invr = lg ? cmk(1.0, 0.0) : safe_inv(yr);
     if (r < NN) {
-        ybuf[pt][r] = yr;
-        ibuf[pt][r] = invr;
+        gj_y[pt][r] = yr;
+        gj_iy[pt][r] = invr;
     }
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < NN; ++j) {
         if (r < NEQ) {
-            if (!lg) a[j] = cmul(a[j], ibuf[pt][j]);
+            if (!lg) a[j] = cmul(a[j], gj_iy[pt][j]);
         } else if (r == NEQ) {
-            a[j] = lg ? cmk(j == NEQ ? 1.0 : 0.0, 0.0) : cconj(ybuf[pt][j]);
+            a[j] = lg ? cmk(j == NEQ ? 1.0 : 0.0, 0.0) : cconj(gj_y[pt][j]);
         }
     }
     if (r < NEQ) {
@@ -136,17 +171,17 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
         const int pl = 31 - (int)(key & 31u);
         const bool me = (r == pl);
         if (me) {
-            prow[pt][k] = a[k];
+            gj_prow[pt][k] = a[k];
 #pragma unroll
-            for (int j = k + 1; j < NN; ++j) prow[pt][j] = a[j];
-            prow[pt][NN] = b0;
-            prow[pt][NN + 1] = b1;
+            for (int j = k + 1; j < NN; ++j) gj_prow[pt][j] = a[j];
+            gj_prow[pt][NN] = b0;
+            gj_prow[pt][NN + 1] = b1;
             used = true;
             d = a[k];
             mycol = k;
         }
         __syncwarp();
-        const double2 pk = prow[pt][k];
+        const double2 pk = gj_prow[pt][k];
         const double v = cnorm2(pk);
         vmax = fmax(vmax, v);
         vmin = fmin(vmin, v);
@@ -155,9 +190,9 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
         const double2 f = cmul(a[k], ipk);
         if (!me) {
 #pragma unroll
-            for (int j = k + 1; j < NN; ++j) a[j] = cfnms(a[j], f, prow[pt][j]);
-            b0 = cfnms(b0, f, prow[pt][NN]);
-            b1 = cfnms(b1, f, prow[pt][NN + 1]);
+            for (int j = k + 1; j < NN; ++j) a[j] = cfnms(a[j], f, gj_prow[pt][j]);
+            b0 = cfnms(b0, f, gj_prow[pt][NN]);
+            b1 = cfnms(b1, f, gj_prow[pt][NN + 1]);
             a[k] = cmk(0.0, 0.0);
         }
         __syncwarp();
@@ -169,4 +204,27 @@ gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
         newton[i * NN + mycol] = cmul(b1, id);
     }
     if (r == 0) cond[i] = (vmin > 0.0) ? sqrt(vmax / vmin) : 1.0 / 0.0;
+}
+
+// Persistent blocks (GJ_PERSIST): block b solves groups b, b + gridDim.x, … (the host
+// launches as many blocks as are resident at once), each group's copy running during the
+// previous group's sweep. Otherwise one group per block.
+extern "C" __global__ void __launch_bounds__(GJ_THREADS)
+gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
+              const unsigned char* __restrict__ logm, double2* __restrict__ euler, double2* __restrict__ newton,
+              double* __restrict__ cond, int p) {
+#if GJ_PERSIST
+    const long groups = ((long)p + GJ_POINTS - 1) / GJ_POINTS;
+    long g = blockIdx.x;
+    if (g < groups) gj_fetch(jac, g * GJ_POINTS, gj_count(g * GJ_POINTS, p), p);
+    for (; g < groups; g += gridDim.x) {
+        const long next = g + gridDim.x;
+        gj_group(jac, y, logm, euler, newton, cond, p, g * GJ_POINTS,
+                 next < groups ? next * GJ_POINTS : -1);
+    }
+#else
+    const long i0 = (long)blockIdx.x * GJ_POINTS;
+    gj_fetch(jac, i0, gj_count(i0, p), p);
+    gj_group(jac, y, logm, euler, newton, cond, p, i0, -1);
+#endif
 }

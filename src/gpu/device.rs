@@ -67,6 +67,8 @@ pub struct Device {
     pub ordinal: usize,
     pub name: String,
     pub cc: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sms: usize,
 }
 
 impl Device {
@@ -93,12 +95,16 @@ impl Device {
             let cc = ctx
                 .compute_capability()
                 .map_err(|e| cuda_err("cuDeviceGetAttribute(compute capability)", e))?;
+            let sms = ctx
+                .attribute(dsys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                .map_err(|e| cuda_err("cuDeviceGetAttribute(multiprocessors)", e))?;
             Ok(Device {
                 ctx,
                 stream,
                 ordinal,
                 name,
                 cc,
+                sms: sms.max(1) as usize,
             })
         })
     }

@@ -52,6 +52,24 @@ pub struct Kernels {
     pub qr_directions: CudaFunction,
     /// Lanes per point in `gj_directions`.
     pub seg: usize,
+    /// Blocks of `gj_directions` resident at once on the whole device (its occupancy per
+    /// multiprocessor × the multiprocessors): the kernel's persistent grid.
+    pub gj_resident_blocks: usize,
+}
+
+/// Threads per block of `gj_directions` (`GJ_THREADS` in kernels/directions.cu).
+pub fn gj_threads(seg: usize) -> usize {
+    if seg == 32 {
+        64
+    } else {
+        128
+    }
+}
+
+/// Whether `gj_directions` runs as persistent blocks (`GJ_PERSIST`: a point per warp), so
+/// that its grid is at most [`Kernels::gj_resident_blocks`].
+pub fn gj_persistent(seg: usize) -> bool {
+    seg == 32
 }
 
 /// Lanes per point: the smallest of 8, 16, 32 that holds one row per lane.
@@ -320,6 +338,21 @@ pub fn build(
         eval_gen: if generated { Some(next()) } else { None },
         eval_gen_lift: if generated { Some(next()) } else { None },
         seg: segment(n + 1).unwrap_or(32),
+        gj_resident_blocks: 0,
+    };
+    let threads = gj_threads(k.seg);
+    let per_sm = k
+        .gj_directions
+        .occupancy_max_active_blocks_per_multiprocessor(threads as u32, 0, None)
+        .map_err(|e| {
+            super::cuda_err(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor(gj_directions)",
+                e,
+            )
+        })?;
+    let k = Kernels {
+        gj_resident_blocks: (per_sm as usize).max(1) * dev.sms,
+        ..k
     };
     Ok((k, compiled))
 }

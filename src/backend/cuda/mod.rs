@@ -709,10 +709,15 @@ impl CudaBackend {
                 .arg(&cond)
                 .arg(&pi)
                 .launch({
-                    let threads = if l.k.seg == 32 { 64 } else { 128 };
-                    let ppb = threads / l.k.seg;
+                    let threads = kernels::gj_threads(l.k.seg);
+                    let groups = p.div_ceil(threads / l.k.seg);
+                    let blocks = if kernels::gj_persistent(l.k.seg) {
+                        groups.min(l.k.gj_resident_blocks)
+                    } else {
+                        groups
+                    };
                     LaunchConfig {
-                        grid_dim: (p.div_ceil(ppb) as u32, 1, 1),
+                        grid_dim: (blocks.max(1) as u32, 1, 1),
                         block_dim: (threads as u32, 1, 1),
                         shared_mem_bytes: 0,
                     }
