@@ -76,16 +76,10 @@ __device__ __forceinline__ void gj_group(const double2* __restrict__ jac, const 
     const int pt = threadIdx.x / SEG;
     const long i = i0 + pt;
     const bool valid = pt < count;
-    bool lg = false;
+    const bool lg = valid && logm && logm[i];
     double2 yr = cmk(0.0, 0.0);
-    // persistent blocks: y in flight while the tile's copy completes (chandra-24: 17.6 →
-    // 17.3 ms); one group per block: after the sweep's barriers (cyclic-14: 3.92 → 3.87 ms)
-#define GJ_LOAD_Y                                          \
-    lg = valid && logm && logm[i];                         \
+    // in flight while the tile's copy completes (chandra-24, persistent: 17.6 → 17.3 ms)
     if (valid && r < NN) yr = y[i * NN + r];
-#if GJ_PERSIST
-    GJ_LOAD_Y
-#endif
     gj_fetch_wait();
     __syncthreads();
     double2 a[NN];
@@ -105,10 +99,6 @@ __device__ __forceinline__ void gj_group(const double2* __restrict__ jac, const 
         gj_fetch(jac, next0, gj_count(next0, p), p);
     }
     if ((int)(threadIdx.x & ~31u) / SEG >= count) return;  // whole warp past the end
-#if !GJ_PERSIST
-    GJ_LOAD_Y
-#endif
-#undef GJ_LOAD_Y
 
     const double2 invr = lg ? cmk(1.0, 0.0) : safe_inv(yr);
     if (r < NN) {

@@ -319,7 +319,7 @@ pub fn build(
         .into_iter()
         .flatten();
     let mut next = || f.next().expect("one function per name");
-    let k = Kernels {
+    let mut k = Kernels {
         log_points: next(),
         eval_exp: next(),
         tau_column: next(),
@@ -350,10 +350,7 @@ pub fn build(
                 e,
             )
         })?;
-    let k = Kernels {
-        gj_resident_blocks: (per_sm as usize).max(1) * dev.sms,
-        ..k
-    };
+    k.gj_resident_blocks = (per_sm as usize).max(1) * dev.sms;
     Ok((k, compiled))
 }
 
