@@ -15,17 +15,12 @@
 // columns, column n of the equation rows is zero and the last row is e_nᵀ (as
 // fill_direction_system(log = true)).
 
-// GJ_THREADS threads per block (128, or 64 when SEG = 32, keeping the tile under 48 KB);
-// a group is GJ_POINTS consecutive points, so each equation's rows of them are one
+// GJ_THREADS threads per block and GJ_PERSIST come from the host's header (kernels::gj_threads,
+// kernels::gj_persistent: 128 threads, or 64 and persistent blocks when SEG = 32).
+// A group is GJ_POINTS consecutive points, so each equation's rows of them are one
 // contiguous range of the (equation-major) extended Jacobians, copied to a point-major tile
 // in shared memory with coalesced 16-byte copies.
-#define GJ_THREADS (SEG == 32 ? 64 : 128)
 #define GJ_POINTS (GJ_THREADS / SEG)
-// Persistent blocks when a point takes a whole warp (kernels::gj_persistent on the host):
-// there the copy of a group's tile is a large share of the kernel's time (chandra-24,
-// p = 10⁶: 20.9 → 17.3 ms with it), while with SEG ≤ 16 the persistent loop was slower
-// (cyclic-14: 3.90 → 4.23–4.33 ms).
-#define GJ_PERSIST (SEG == 32)
 
 // The block's shared memory (file scope, so that gj_group addresses it as shared memory):
 // the group's tile of extended-Jacobian rows; y and 1/y of each point, broadcast to its

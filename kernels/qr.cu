@@ -68,7 +68,7 @@ __device__ __forceinline__ double2 seg_bcast(double2 v, int lane) {
     return cmk(__shfl_sync(0xffffffffu, v.x, lane, SEG), __shfl_sync(0xffffffffu, v.y, lane, SEG));
 }
 
-#define QR_THREADS 128
+// QR_THREADS (threads per block) comes from the host's header (kernels::QR_THREADS).
 #define QR_POINTS (QR_THREADS / SEG)
 
 // One segment of SEG lanes per point (as gj_directions); lane r < NN holds row r of both

@@ -57,7 +57,8 @@ pub struct Kernels {
     pub gj_resident_blocks: usize,
 }
 
-/// Threads per block of `gj_directions` (`GJ_THREADS` in kernels/directions.cu).
+/// Threads per block of `gj_directions` (written into every unit's header as `GJ_THREADS`):
+/// 128, or 64 when a point takes a whole warp, keeping the block's tile under 48 KB.
 pub fn gj_threads(seg: usize) -> usize {
     if seg == 32 {
         64
@@ -66,11 +67,17 @@ pub fn gj_threads(seg: usize) -> usize {
     }
 }
 
-/// Whether `gj_directions` runs as persistent blocks (`GJ_PERSIST`: a point per warp), so
-/// that its grid is at most [`Kernels::gj_resident_blocks`].
+/// Whether `gj_directions` runs as persistent blocks (`GJ_PERSIST` in the header: a point per
+/// warp), so that its grid is at most [`Kernels::gj_resident_blocks`]. There the copy of a
+/// group's tile is a large share of the kernel's time (chandra-24, p = 10⁶: 20.9 → 17.3 ms
+/// with it), while with SEG ≤ 16 the persistent loop was slower (cyclic-14: 3.90 → 4.23–4.33
+/// ms; docs/performance.md, session 27).
 pub fn gj_persistent(seg: usize) -> bool {
     seg == 32
 }
+
+/// Threads per block of `qr_directions` (`QR_THREADS` in the header).
+pub const QR_THREADS: usize = 128;
 
 /// Lanes per point: the smallest of 8, 16, 32 that holds one row per lane.
 pub fn segment(nn: usize) -> Option<usize> {
@@ -96,6 +103,13 @@ pub fn header(n: usize, m: usize, bstart: &[usize]) -> Result<String> {
         super::resident::SC_FIELDS,
         super::resident::CT_FIELDS,
         super::resident::SAMPLES
+    );
+    // launch shapes the host also uses (one source: the functions above)
+    let _ = writeln!(
+        s,
+        "#define GJ_THREADS {}\n#define GJ_PERSIST {}\n#define QR_THREADS {QR_THREADS}",
+        gj_threads(seg),
+        u8::from(gj_persistent(seg))
     );
     let list: Vec<String> = bstart.iter().map(|v| v.to_string()).collect();
     let _ = writeln!(
@@ -366,6 +380,10 @@ mod tests {
         ));
         assert!(s.contains("BSTART[4] = {0, 2, 5, 7}"));
         // the slot layout the host allocates (kernels/track.cu static_asserts its fields fit)
+        assert!(s.contains("#define GJ_THREADS 128\n#define GJ_PERSIST 0\n#define QR_THREADS 128"));
+        let wide = header(20, 7, &[0; 21]).unwrap();
+        assert!(wide.contains("#define SEG 32"));
+        assert!(wide.contains("#define GJ_THREADS 64\n#define GJ_PERSIST 1"));
         assert!(s.contains("#define RT_SC_FIELDS 8\n#define RT_CT_FIELDS 4\n#define RT_SAMPLES 4"));
         assert!(s.contains("store_rows("));
         // every kernel a unit names is defined (extern "C") in that unit's parts

@@ -21,14 +21,12 @@
 //! estimate of the CPU's `qr_solve` (the `R` of `A`, not of the extended matrix) and needs
 //! no 2×2 reduction.
 
+use super::kernels::QR_THREADS;
 use super::{i32_of, CudaBackend};
 use crate::error::{Error, Result};
 use crate::gpu::{cuda_err, DBuf, Device};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use num_complex::Complex64 as C64;
-
-/// Threads per block of `qr_directions` (`QR_THREADS` in kernels/qr.cu).
-const QR_THREADS: usize = 128;
 
 /// The QR route's device workspace for `cap` points (part of [`super::Buffers`]).
 pub(crate) struct QrWork {
