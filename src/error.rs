@@ -77,6 +77,10 @@ pub enum Error {
     /// A failure of the GPU stack (driver, NVRTC, cuBLAS) with the call that failed.
     #[error("CUDA: {0}")]
     Cuda(String),
+    /// A device allocation refused for want of memory (`CUDA_ERROR_OUT_OF_MEMORY`): the
+    /// backend halves its batch and goes on; only a batch of one point reports it.
+    #[error("CUDA: {0}")]
+    DeviceMemory(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -85,7 +89,7 @@ impl Error {
     /// Process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Input(_) | Error::Usage(_) | Error::Cuda(_) => 2,
+            Error::Input(_) | Error::Usage(_) | Error::Cuda(_) | Error::DeviceMemory(_) => 2,
             Error::Io { .. } => 2,
             Error::Internal(_) => 1,
         }

@@ -442,6 +442,61 @@ fn directions_match_the_cpu_backend() {
     eprintln!("largest direction error / (cond·max(1,‖x‖)): {worst:.2e}");
 }
 
+#[test]
+fn out_of_device_memory_halves_the_batch_and_goes_on() {
+    // #4: "on a CUDA out-of-memory error, halve the batch and go on". The backend sizes its
+    // chunks from the free memory when the homotopy is set; memory taken after that (here
+    // by a ballast allocation, as another process would) makes the buffers' allocation fail
+    // with CUDA_ERROR_OUT_OF_MEMORY. The batch must be halved until it fits, and the
+    // directions must be those of the unhindered run, bit for bit (every point is solved
+    // on its own).
+    let _one_at_a_time = serial();
+    let Some(mut g) = gpu() else { return };
+    let dev = pathtrack::gpu::Device::open(0).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
+    let n = 7;
+    let nh = n + 1;
+    let h = random_homotopy(&mut rng, n, true);
+    let p = 300_000;
+    let (ys, taus) = random_points(&mut rng, p, nh);
+    let pts = Points::projective(&ys, &taus);
+    g.set_eval_method(EvalMethod::Generated);
+    g.set_host_offload(None);
+    g.set_homotopy(&h).unwrap();
+    let free_before = dev.mem_info().unwrap().0;
+    let want = directions_of(&mut g, &pts, nh);
+    assert_eq!(g.buffer_points(), Some(p));
+    let batch_bytes = free_before.saturating_sub(dev.mem_info().unwrap().0);
+    assert!(batch_bytes > 0, "no device memory taken by {p} points");
+
+    // again, the buffers allocated anew; a small call first loads whatever the kernels need
+    g.set_homotopy(&h).unwrap();
+    let small = Points::projective(&ys[..100 * nh], &taus[..100]);
+    directions_of(&mut g, &small, nh);
+    // leave free about a third of what the whole batch took: p and p/2 points fail, p/4 fits
+    let free = dev.mem_info().unwrap().0;
+    let ballast = dev.alloc::<u8>(free - batch_bytes / 3).unwrap();
+    let got = directions_of(&mut g, &pts, nh);
+    let cap = g.buffer_points().unwrap();
+    drop(ballast);
+    eprintln!(
+        "{p} points took {:.0} MB; with a third of that free the batch became {cap} points",
+        batch_bytes as f64 / 1e6
+    );
+    assert!(cap < p / 2 && cap >= p / 16, "batch {cap} of {p}");
+    assert!(
+        got.0 == want.0 && got.1 == want.1,
+        "directions differ after halving"
+    );
+    let same_cond = got
+        .2
+        .iter()
+        .zip(&want.2)
+        .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
+    assert!(same_cond, "condition estimates differ after halving");
+    assert!(want.2.iter().all(|c| c.is_finite() && *c >= 1.0));
+}
+
 /// A shipped system: `systems/NAME.yaml` beside the crate when that exists, else relative
 /// to the current directory (test binaries run from the repository root elsewhere).
 fn shipped(name: &str) -> System {

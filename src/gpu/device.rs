@@ -121,12 +121,19 @@ impl Device {
         dr::mem_get_info().map_err(|e| cuda_err("cuMemGetInfo", e))
     }
 
-    /// Allocates `len` values of `T` (uninitialized).
+    /// Allocates `len` values of `T` (uninitialized); [`Error::DeviceMemory`] when the device
+    /// has not the memory left.
     pub fn alloc<T>(&self, len: usize) -> Result<DBuf> {
         self.bind()?;
         let bytes = (len * std::mem::size_of::<T>()).max(1);
-        let ptr = unsafe { dr::malloc_sync(bytes) }
-            .map_err(|e| cuda_err(&format!("cuMemAlloc({bytes} bytes)"), e))?;
+        let ptr = unsafe { dr::malloc_sync(bytes) }.map_err(|e| {
+            let call = format!("cuMemAlloc({bytes} bytes)");
+            if e.0 == dsys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                Error::DeviceMemory(format!("{call} failed: {e}"))
+            } else {
+                cuda_err(&call, e)
+            }
+        })?;
         Ok(DBuf {
             ptr,
             bytes,

@@ -293,6 +293,12 @@ impl CudaBackend {
         v.join("; ")
     }
 
+    /// Points the device buffers hold now (`None` before the first evaluation): after an
+    /// out-of-memory halving, less than a call asked for.
+    pub fn buffer_points(&self) -> Option<usize> {
+        self.bufs.as_ref().map(|b| b.cap)
+    }
+
     /// Caps the points per device chunk (tests use this to exercise chunking).
     pub fn set_chunk_limit(&mut self, points: usize) {
         self.chunk_limit = points;
@@ -323,8 +329,8 @@ impl CudaBackend {
     }
 
     /// Makes the buffers hold at least `want` points (and their lift rows when `lifts`);
-    /// on an allocation failure halves the request (down to 1) and returns the capacity
-    /// obtained.
+    /// when the device is out of memory ([`Error::DeviceMemory`]) halves the request (down
+    /// to 1) and returns the capacity obtained; any other failure is returned at once.
     fn ensure(&mut self, want: usize, lifts: bool) -> Result<usize> {
         if let Some(b) = &self.bufs {
             let qr_ok = b.qr.is_some() || self.solve_method != SolveMethod::Qr;
@@ -340,8 +346,7 @@ impl CudaBackend {
                     self.bufs = Some(b);
                     return Ok(cap);
                 }
-                Err(e) if cap > 1 => {
-                    let _ = e;
+                Err(Error::DeviceMemory(_)) if cap > 1 => {
                     cap /= 2;
                     if let Some(l) = self.loaded.as_mut() {
                         l.max_points = l.max_points.min(cap);

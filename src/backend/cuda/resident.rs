@@ -493,8 +493,7 @@ impl ResidentTracker for CudaBackend {
                     self.slots = Some(s);
                     return Ok(got);
                 }
-                Err(e) if got > 1 => {
-                    let _ = e;
+                Err(Error::DeviceMemory(_)) if got > 1 => {
                     cap = got / 2;
                     self.bufs = None;
                 }
