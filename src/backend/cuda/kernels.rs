@@ -379,11 +379,12 @@ mod tests {
             "#define NEQ 3\n#define NN 4\n#define NZ 5\n#define W 6\n#define MT 7\n#define SEG 8"
         ));
         assert!(s.contains("BSTART[4] = {0, 2, 5, 7}"));
-        // the slot layout the host allocates (kernels/track.cu static_asserts its fields fit)
+        // the launch shapes the host uses: 128 threads below SEG = 32, 64 and persistent at it
         assert!(s.contains("#define GJ_THREADS 128\n#define GJ_PERSIST 0\n#define QR_THREADS 128"));
         let wide = header(20, 7, &[0; 21]).unwrap();
         assert!(wide.contains("#define SEG 32"));
         assert!(wide.contains("#define GJ_THREADS 64\n#define GJ_PERSIST 1"));
+        // the slot layout the host allocates (kernels/track.cu static_asserts its fields fit)
         assert!(s.contains("#define RT_SC_FIELDS 8\n#define RT_CT_FIELDS 4\n#define RT_SAMPLES 4"));
         assert!(s.contains("store_rows("));
         // every kernel a unit names is defined (extern "C") in that unit's parts
