@@ -77,8 +77,9 @@ pub enum Error {
     /// A failure of the GPU stack (driver, NVRTC, cuBLAS) with the call that failed.
     #[error("CUDA: {0}")]
     Cuda(String),
-    /// A device allocation refused for want of memory (`CUDA_ERROR_OUT_OF_MEMORY`): the
-    /// backend halves its batch and goes on; only a batch of one point reports it.
+    /// A device allocation refused for want of memory (`CUDA_ERROR_OUT_OF_MEMORY`). The CUDA
+    /// backend's batch buffers and resident slots halve their size on it and go on (down to
+    /// one point); elsewhere it is reported as any CUDA failure.
     #[error("CUDA: {0}")]
     DeviceMemory(String),
     #[error("internal error: {0}")]

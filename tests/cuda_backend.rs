@@ -475,7 +475,10 @@ fn out_of_device_memory_halves_the_batch_and_goes_on() {
     directions_of(&mut g, &small, nh);
     // leave free about a third of what the whole batch took: p and p/2 points fail, p/4 fits
     let free = dev.mem_info().unwrap().0;
-    let ballast = dev.alloc::<u8>(free - batch_bytes / 3).unwrap();
+    let take = free
+        .checked_sub(batch_bytes / 3)
+        .expect("less device memory free than a third of the batch");
+    let ballast = dev.alloc::<u8>(take).unwrap();
     let got = directions_of(&mut g, &pts, nh);
     let cap = g.buffer_points().unwrap();
     drop(ballast);
@@ -488,13 +491,8 @@ fn out_of_device_memory_halves_the_batch_and_goes_on() {
         got.0 == want.0 && got.1 == want.1,
         "directions differ after halving"
     );
-    let same_cond = got
-        .2
-        .iter()
-        .zip(&want.2)
-        .all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
-    assert!(same_cond, "condition estimates differ after halving");
     assert!(want.2.iter().all(|c| c.is_finite() && *c >= 1.0));
+    assert!(got.2 == want.2, "condition estimates differ after halving");
 }
 
 /// A shipped system: `systems/NAME.yaml` beside the crate when that exists, else relative
