@@ -21,6 +21,20 @@
 // contiguous range of the (equation-major) extended Jacobians, copied to a point-major tile
 // in shared memory with coalesced 16-byte copies.
 #define GJ_POINTS (GJ_THREADS / SEG)
+// With SEG ≤ 16 the pivot row is left as it is by f = 0, without a divergent branch (its
+// update of itself adds 0·p), and the kernel is held to 128 registers (four blocks per
+// multiprocessor; 134 without the bound): cyclic-14 p = 1000 7.50 → 7.31 ms, p = 10⁶
+// 7.89e7 → 8.02e7 path-steps/s (session 28). With SEG = 32 the branch stays: there the
+// predicated form took 228 registers (chandra-24 1.96e7 → 1.64e7), and bound to 168 → 128
+// it spilled 320 bytes. A minimum of one block is not the same as none: it let NVRTC take
+// 228 registers for SEG = 32 (chandra-24 p = 10⁶ 1.97e7 → 1.61e7, session 29), so SEG = 32
+// keeps the plain bound.
+#define GJ_PREDICATED (SEG < 32)
+#if SEG < 32
+#define GJ_BOUNDS __launch_bounds__(GJ_THREADS, 4)
+#else
+#define GJ_BOUNDS __launch_bounds__(GJ_THREADS)
+#endif
 
 // The block's shared memory (file scope, so that gj_group addresses it as shared memory):
 // the group's tile of extended-Jacobian rows; y and 1/y of each point, broadcast to its
@@ -172,8 +186,8 @@ __device__ __forceinline__ void gj_group(const double2* __restrict__ jac, const 
         vmin = fmin(vmin, v);
         const double2 ipk =
             (v > 1e-290 && v < 1e290) ? cscale(cconj(pk), __drcp_rn(v)) : crecip(pk);
-        const double2 f = cmul(a[k], ipk);
-        if (!me) {
+        const double2 f = (GJ_PREDICATED && me) ? cmk(0.0, 0.0) : cmul(a[k], ipk);
+        if (GJ_PREDICATED || !me) {
 #pragma unroll
             for (int j = k + 1; j < NN; ++j) a[j] = cfnms(a[j], f, gj_prow[pt][j]);
             b0 = cfnms(b0, f, gj_prow[pt][NN]);
@@ -194,7 +208,7 @@ __device__ __forceinline__ void gj_group(const double2* __restrict__ jac, const 
 // Persistent blocks (GJ_PERSIST): block b solves groups b, b + gridDim.x, … (the host
 // launches as many blocks as are resident at once), each group's copy running during the
 // previous group's sweep. Otherwise one group per block.
-extern "C" __global__ void __launch_bounds__(GJ_THREADS)
+extern "C" __global__ void GJ_BOUNDS
 gj_directions(const double2* __restrict__ jac, const double2* __restrict__ y,
               const unsigned char* __restrict__ logm, double2* __restrict__ euler, double2* __restrict__ newton,
               double* __restrict__ cond, int p) {
