@@ -123,6 +123,15 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
+    /// The double-double arithmetic of the last stretch near t = 1 (`track::dd`): one
+    /// evaluation of `H`, `∂H/∂y`, `∂H/∂τ` and one solve for the Newton and Euler directions,
+    /// on one thread, for the system's terms with random lifts (a polyhedral homotopy's form).
+    Dd {
+        #[arg(default_values_t = ["chandra12".to_string(), "chandra16".to_string(), "cyclic10".to_string(), "katsura10".to_string()])]
+        systems: Vec<String>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// The CUDA backend alone: `steps` device-resident Euler–Newton steps (one Euler
     /// prediction + one Newton iteration) of p paths (T. Chen, Tables 1–2).
     Step {
@@ -205,6 +214,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             p,
             threads,
         } => bench_eval(systems, p, *threads),
+        BenchWhat::Dd { systems, seed } => bench_dd(systems, *seed),
         BenchWhat::Cells {
             systems,
             threads,
@@ -344,6 +354,75 @@ fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
                 layout.flops(p) / per * 1e-9
             );
         }
+    }
+    Ok(0)
+}
+
+/// Mean seconds per call of `f`, called for at least 0.3 s and 3 times after one warm-up.
+fn seconds_per_call(mut f: impl FnMut()) -> f64 {
+    f();
+    let (mut reps, clock) = (0u64, Instant::now());
+    while clock.elapsed().as_secs_f64() < 0.3 || reps < 3 {
+        f();
+        reps += 1;
+    }
+    clock.elapsed().as_secs_f64() / reps as f64
+}
+
+fn bench_dd(systems: &[String], seed: u64) -> Result<i32> {
+    use crate::eval::dd::Cdd;
+    use crate::eval::dd_homotopy::DdHomotopy;
+    println!("# pathtrack bench dd (one thread): double-double evaluation of H, ∂H/∂y, ∂H/∂τ and the solve for both directions (track::dd), terms with random lifts");
+    println!(
+        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10} {:>12}",
+        "system", "n", "terms", "eval µs", "same τ µs", "solve µs", "directions/s"
+    );
+    for name in systems {
+        let sys = system_by_name(name)?;
+        let h = random_lift_homotopy(&sys, seed);
+        let dd = DdHomotopy::new(&h).ok_or_else(|| {
+            Error::Usage(format!(
+                "bench dd: {name} is a Laurent system (negative exponents)"
+            ))
+        })?;
+        let nh = dd.nh();
+        let mut rng = rng_for(seed);
+        let mut y: Vec<Cdd> = (0..nh)
+            .map(|_| {
+                Cdd::from(C64::new(
+                    rng.random::<f64>() - 0.5,
+                    rng.random::<f64>() - 0.5,
+                ))
+            })
+            .collect();
+        let s = y.iter().map(|z| z.to_c64().norm_sqr()).sum::<f64>().sqrt();
+        y.iter_mut().for_each(|z| *z = Cdd::from(z.to_c64() / s));
+        let patch: Vec<Cdd> = y.iter().map(|z| z.conj()).collect();
+        let mut v = dd.values();
+        let (mut newton, mut euler) = (vec![Cdd::ZERO; nh], vec![Cdd::ZERO; nh]);
+        // Each evaluation at a new τ, as the tracker's RK4 stages are (the coefficients
+        // `c·e^{τω}` are cached per τ).
+        let mut tau = -1e-8;
+        let eval = seconds_per_call(|| {
+            tau *= 0.999_999;
+            assert!(dd.eval(&y, tau, None, &mut v));
+        });
+        let eval_same_tau = seconds_per_call(|| {
+            assert!(dd.eval(&y, tau, None, &mut v));
+        });
+        let solve = seconds_per_call(|| {
+            assert!(v.solve(&patch, Cdd::ZERO, true, &mut newton, &mut euler));
+        });
+        println!(
+            "{:<12} {:>4} {:>6} {:>10.2} {:>12.2} {:>10.2} {:>12.0}",
+            name,
+            h.n,
+            h.equations.iter().map(Vec::len).sum::<usize>(),
+            eval * 1e6,
+            eval_same_tau * 1e6,
+            solve * 1e6,
+            1.0 / (eval + solve)
+        );
     }
     Ok(0)
 }
