@@ -28,6 +28,12 @@ pub const DD_STEP_TOL: f64 = 1e-28;
 pub const DD_CONVERGED: f64 = 1e-12;
 /// See [`DD_CONVERGED`].
 pub const DD_QUADRATIC_RATIO: f64 = 1e-3;
+/// A point whose `[∂F/∂y; ℓ]` has a condition estimate in double-double
+/// ([`DdNewton::cond_dd`]) at least this is not proven nonsingular, however Newton ended:
+/// double-double resolves such a root only to κ·1e-32 ≥ 1e-7. Chandra-13's 4,096 roots
+/// (seed 1) reach 1e19; a point of cyclic-8's curve where Newton happened to stop after a
+/// quadratic drop, 4.5e26.
+pub const DD_SINGULAR_COND: f64 = 1e25;
 /// Iterations allowed (a start point 0.3 away from its solution took 8 on chandra-11).
 pub const DD_MAX_ITERS: usize = 24;
 
@@ -66,14 +72,29 @@ pub struct DdNewton {
     pub x: Option<Vec<C64>>,
     /// Norms of the corrections, relative to `‖y‖`.
     pub steps: Vec<f64>,
+    /// Condition estimate of `[∂F/∂y; ℓ]` at the final point, in double-double
+    /// ([`DdValues::condition`](crate::eval::dd_homotopy::DdValues::condition)).
+    pub cond_dd: f64,
 }
 
 impl DdNewton {
-    /// Newton converged quadratically (see [`DD_CONVERGED`]).
+    /// Newton converged quadratically (see [`DD_CONVERGED`]) and stayed there: no correction
+    /// after the quadratic drop exceeds [`DD_SETTLED`]. Near a positive-dimensional
+    /// component Newton also drops quadratically towards it, and then wanders along it:
+    /// there `[∂F/∂y; ℓ]` is singular at distance d ≈ 0, so the rounding of the residual
+    /// (1e-32) divided by σ_min ≈ d pushes it along the component, by more the closer it
+    /// came (cyclic-8, a curve of degree 144 besides its 1,152 isolated roots: 7e-7, 5e-12,
+    /// 2e-9, 1e-15, 3e-3, …; with the drop alone, 154 such points counted as nonsingular).
     pub fn converged(&self) -> bool {
-        self.steps
-            .windows(2)
-            .any(|w| w[1] <= DD_CONVERGED && w[1] <= DD_QUADRATIC_RATIO * w[0])
+        let k = self.steps.len();
+        let last_large = self.steps.iter().rposition(|&s| s > DD_SETTLED);
+        self.steps.windows(2).enumerate().any(|(i, w)| {
+            w[1] <= DD_CONVERGED
+                && w[1] <= DD_QUADRATIC_RATIO * w[0]
+                && last_large.is_none_or(|l| l <= i)
+                // and seen to stay: a later correction, or this one below DD_STEP_TOL
+                && (i + 2 < k || w[1] <= DD_STEP_TOL)
+        })
     }
 
     /// Newton started on a root, to its rounding level: every correction, from the first,
@@ -151,12 +172,22 @@ impl DdTarget {
                 break;
             }
         }
+        let cond_dd = if self.system.eval(&y, 0.0, None, &mut v) {
+            v.condition(&patch)
+        } else {
+            f64::INFINITY
+        };
         let x = (y[n].to_c64().norm() > 0.0)
             .then(|| y[..n].iter().map(|z| z.div(y[n]).to_c64()).collect());
         let mut yr: Vec<C64> = y.iter().map(|z| z.to_c64()).collect();
         let s = yr.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         yr.iter_mut().for_each(|z| *z /= s);
-        DdNewton { y: yr, x, steps }
+        DdNewton {
+            y: yr,
+            x,
+            steps,
+            cond_dd,
+        }
     }
 }
 
@@ -215,6 +246,48 @@ mod tests {
         let x = r.x.expect("finite");
         assert!((x[0] - C64::new(1.0, 0.0)).norm() < 1e-15, "{x:?}");
         assert!((x[1] - C64::new(1e12, 0.0)).norm() < 1e-3, "{x:?}");
+    }
+
+    /// Near a positive-dimensional component Newton drops quadratically towards it and then
+    /// wanders along it; that is no proof of a nonsingular root. `(x² + y² − 1)(x − 2)`,
+    /// `(x² + y² − 1)(y − 3)`: the unit circle and the isolated root (2, 3). From 1e-3 off
+    /// the circle the corrections drop (…, ≤ 1e-12) and grow again, so Newton has not
+    /// converged; from 1e-3 off (2, 3) it has. The wandering sequence of a cyclic-8 path
+    /// (before session 29, counted as converged: 154 of its curve's points nonsingular) and
+    /// the one of a chandra-11 root, as they were recorded.
+    #[test]
+    fn a_drop_towards_a_curve_followed_by_wandering_is_not_convergence() {
+        let (_, t) = target(
+            "variables: [x, y]\nequations:\n  - \"(x^2 + y^2 - 1)*(x - 2)\"\n  - \"(x^2 + y^2 - 1)*(y - 3)\"\n",
+        );
+        let (c, s) = (0.6f64, 0.8f64);
+        let r = t.newton(&[
+            C64::new(c * 1.001, 2e-4),
+            C64::new(s * 1.001, -1e-4),
+            C64::new(1.0, 0.0),
+        ]);
+        assert!(!r.converged(), "circle: steps {:?}", r.steps);
+        let r = t.newton(&[
+            C64::new(2.001, 1e-3),
+            C64::new(3.0, -1e-3),
+            C64::new(1.0, 0.0),
+        ]);
+        assert!(r.converged(), "(2, 3): steps {:?}", r.steps);
+        let with = |steps: &[f64]| DdNewton {
+            y: Vec::new(),
+            x: None,
+            steps: steps.to_vec(),
+            cond_dd: 1.0,
+        };
+        let cyclic8 = [
+            6e-16, 3e-2, 7e-4, 7e-7, 5e-12, 2e-9, 1e-15, 3e-3, 8e-6, 7e-11, 2e-12, 2e-9, 2e-16,
+            9e-2, 5e-3, 4e-5,
+        ];
+        assert!(!with(&cyclic8).converged());
+        // Converged only at the very last correction: not seen to stay.
+        assert!(!with(&[3e-3, 2e-10, 5e-14]).converged());
+        assert!(with(&[4e-7, 4e-14, 5e-21, 1e-30]).converged());
+        assert!(with(&[1e-16, 1e-31]).converged());
     }
 
     /// A double root never passes the quadratic-convergence test.

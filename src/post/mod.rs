@@ -324,7 +324,10 @@ impl<'a> Refiner<'a> {
             && ((b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= known);
         // The end of a tracking in double-double may already be its root to the rounding
         // level (no quadratic convergence left to see).
-        if !((r.converged() || (tracked_dd && r.settled())) && near) {
+        if !((r.converged() || (tracked_dd && r.settled()))
+            && near
+            && r.cond_dd < dd_newton::DD_SINGULAR_COND)
+        {
             return None;
         }
         let x = r.x?;
