@@ -127,9 +127,11 @@ impl DdPath<'_> {
             }
             normalize(y);
             if eta <= DD_CORRECTOR_TOL || (it > 0 && eta > 0.5 * last) {
-                // Converged, or stalled at the rounding level: the Euler direction at the
-                // corrected point for the next step.
-                return self.directions(y, tau).then_some(first);
+                // Converged, or stalled at the rounding level: the Euler direction of this
+                // solve, at the point before its correction (≤ 1e-20, or the rounding
+                // level ≤ DD_NOISE), is the next step's first RK4 stage; evaluating again
+                // at the corrected point was a seventh of the tracking's solves.
+                return Some(first);
             }
             last = eta;
         }
