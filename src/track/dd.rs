@@ -48,8 +48,12 @@ pub const DD_ETA_TARGET: f64 = 1e-6;
 pub const DD_ETA_TARGET_RETRACK: f64 = 1e-10;
 /// A step whose first correction exceeds this is rejected.
 pub const DD_ETA_MAX: f64 = 1e-5;
-/// Newton converged when a correction is below this.
-pub const DD_CORRECTOR_TOL: f64 = 1e-20;
+/// Newton converged when a correction is below this: what it leaves is about ω·η² (ω
+/// Newton's quadratic constant), at most the rounding level κ·1e-32 for κ up to 1e18. 1e-20
+/// until session 29, which took one more solve per step: chandra-14 (CPU, seed 1) gives the
+/// same statuses with 1e-15, coordinates within 6.6e-14, 936 tails in 99,589 steps instead
+/// of 112,317 (chandra-13: 478 tails, 55,435 → 49,182; chandra-12 seeds 1–3: 2,048 each).
+pub const DD_CORRECTOR_TOL: f64 = 1e-15;
 /// A correction below this that does not halve is the rounding level `κ·1e-32`: converged.
 /// Chandra-14/15's roots of norm 2e9–4e9 have κ ≈ 1e19 there: at 1e-13 (until session 16)
 /// the corrector took their noise (first corrections 6e-14–2e-13 that did not halve) for
