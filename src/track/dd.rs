@@ -49,7 +49,8 @@ pub const DD_ETA_TARGET_RETRACK: f64 = 1e-10;
 /// A step whose first correction exceeds this is rejected.
 pub const DD_ETA_MAX: f64 = 1e-5;
 /// Newton converged when a correction is below this: what it leaves is about ω·η² (ω
-/// Newton's quadratic constant), at most the rounding level κ·1e-32 for κ up to 1e18. 1e-20
+/// Newton's quadratic constant), far below the next step's predictor error
+/// ([`DD_ETA_TARGET`]), and the end at t = 1 is refined by Newton anyway. 1e-20
 /// until session 29, which took one more solve per step: chandra-14 (CPU, seed 1) gives the
 /// same statuses with 1e-15, coordinates within 6.6e-14, 936 tails in 99,589 steps instead
 /// of 112,317 (chandra-13: 478 tails, 55,435 → 49,182; chandra-12 seeds 1–3: 2,048 each).
