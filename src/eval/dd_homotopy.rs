@@ -310,8 +310,8 @@ mod tests {
         for k in 0..4 {
             close(v.h[k], want_h);
             close(v.dtau[k], want_dtau);
-            for j in 0..nh {
-                close(v.jac[k * nh + j], want_jac[j]);
+            for (got, &want) in v.jac[k * nh..(k + 1) * nh].iter().zip(&want_jac) {
+                close(*got, want);
             }
         }
     }
