@@ -20,6 +20,8 @@ pub struct DdLu {
     im_lo: Vec<f64>,
     /// The pivot row's tail, copied out of the matrix for the row updates.
     pivot: [Vec<f64>; 4],
+    /// The rows' equilibrating scales.
+    scales: Vec<f64>,
 }
 
 impl DdLu {
@@ -75,13 +77,15 @@ impl DdLu {
             p.resize(nh, 0.0);
         }
         let mag = |z: &Cdd| z.re.hi.abs().max(z.im.hi.abs());
+        let mut scales = std::mem::take(&mut self.scales);
+        let finite = row_scales(nh, a, &mut scales);
+        self.scales = scales;
+        if !finite {
+            return false;
+        }
         for r in 0..nh {
             let row = &a[r * nh..(r + 1) * nh];
-            let m = row.iter().map(mag).fold(0.0, f64::max);
-            if m == 0.0 || !m.is_finite() {
-                return false;
-            }
-            let scale = Dd::from(2f64.powi(-(m.log2().floor() as i32)));
+            let scale = Dd::from(self.scales[r]);
             for (j, z) in row.iter().enumerate() {
                 self.set(r * nh + j, z.mul_real(scale));
             }
@@ -157,15 +161,19 @@ impl DdLu {
 }
 
 /// Power-of-two scale of each row of `a` (`nh × nh` row-major) that brings its largest part
-/// to [1, 2): the equilibration of [`DdLu::solve`]; `None` when a row is zero or not finite.
-fn row_scales(nh: usize, a: &[Cdd]) -> Option<Vec<f64>> {
+/// to [1, 2), into `scales`: the equilibration of [`DdLu::solve`] (and so of
+/// [`condition_estimate`]'s probes); false when a row is zero or not finite.
+fn row_scales(nh: usize, a: &[Cdd], scales: &mut Vec<f64>) -> bool {
     let mag = |z: &Cdd| z.re.hi.abs().max(z.im.hi.abs());
-    a.chunks(nh)
-        .map(|row| {
-            let m = row.iter().map(mag).fold(0.0, f64::max);
-            (m > 0.0 && m.is_finite()).then(|| 2f64.powi(-(m.log2().floor() as i32)))
-        })
-        .collect()
+    scales.clear();
+    for row in a.chunks(nh) {
+        let m = row.iter().map(mag).fold(0.0, f64::max);
+        if m == 0.0 || !m.is_finite() {
+            return false;
+        }
+        scales.push(2f64.powi(-(m.log2().floor() as i32)));
+    }
+    true
 }
 
 /// Right-hand sides of [`condition_estimate`]: unit-modulus entries `e^{iθ}` with θ stepping
@@ -184,9 +192,10 @@ fn probe(nh: usize, k: usize) -> Vec<Cdd> {
 /// zero pivot. A matrix singular in exact arithmetic evaluated in double-double shows
 /// κ ≈ 1e30; a nonsingular one is resolved up to about 1e28.
 pub fn condition_estimate(nh: usize, a: &[Cdd], lu: &mut DdLu) -> f64 {
-    let Some(scales) = row_scales(nh, a) else {
+    let mut scales = Vec::with_capacity(nh);
+    if !row_scales(nh, a, &mut scales) {
         return f64::INFINITY;
-    };
+    }
     let k = 2;
     let c = probe(nh, k);
     // b = D⁻¹c, so that the solve's own equilibration D gives A_s x = c.
