@@ -78,36 +78,51 @@ pub struct DdNewton {
 }
 
 impl DdNewton {
-    /// Newton converged quadratically (see [`DD_CONVERGED`]) and stayed there: no correction
-    /// after the quadratic drop exceeds [`DD_SETTLED`]. Near a positive-dimensional
-    /// component Newton also drops quadratically towards it, and then wanders along it:
-    /// there `[∂F/∂y; ℓ]` is singular at distance d ≈ 0, so the rounding of the residual
-    /// (1e-32) divided by σ_min ≈ d pushes it along the component, by more the closer it
-    /// came (cyclic-8, a curve of degree 144 besides its 1,152 isolated roots: 7e-7, 5e-12,
-    /// 2e-9, 1e-15, 3e-3, …; with the drop alone, 154 such points counted as nonsingular).
+    /// Newton converged quadratically (see [`DD_CONVERGED`]) and stayed there: after the
+    /// first quadratic drop no correction exceeds [`DD_SETTLED`] (the rounding level κ·1e-32
+    /// of a root of condition κ ≤ 1e21), and the drop is seen to stay (a later correction,
+    /// or the drop below [`DD_STEP_TOL`]). Near a positive-dimensional component Newton also
+    /// drops quadratically towards it, and then wanders along it: there `[∂F/∂y; ℓ]` is
+    /// singular at distance d ≈ 0, so the rounding of the residual (1e-32) divided by
+    /// σ_min ≈ d pushes it along the component, by more the closer it came (cyclic-8, a
+    /// curve of degree 144 besides its 1,152 isolated roots: 7e-7, 5e-12, 2e-9, 1e-15,
+    /// 3e-3, …; with the drop alone, 154 such points counted as nonsingular). Wandering may
+    /// end in a quiet phase (from a total-degree start: …, 9e-9, 1e-13, 2e-14, 2e-12), so
+    /// the first drop decides, not the last.
     pub fn converged(&self) -> bool {
         let k = self.steps.len();
-        let last_large = self.steps.iter().rposition(|&s| s > DD_SETTLED);
-        self.steps.windows(2).enumerate().any(|(i, w)| {
-            w[1] <= DD_CONVERGED
-                && w[1] <= DD_QUADRATIC_RATIO * w[0]
-                && last_large.is_none_or(|l| l <= i)
-                // and seen to stay: a later correction, or this one below DD_STEP_TOL
-                && (i + 2 < k || w[1] <= DD_STEP_TOL)
+        let first_drop = self
+            .steps
+            .windows(2)
+            .position(|w| w[1] <= DD_CONVERGED && w[1] <= DD_QUADRATIC_RATIO * w[0]);
+        first_drop.is_some_and(|i| {
+            self.steps[i + 2..].iter().all(|&s| s <= DD_SETTLED)
+                && (i + 2 < k || self.steps[i + 1] <= DD_STEP_TOL)
         })
     }
 
     /// Newton started on a root, to its rounding level: every correction, from the first,
-    /// at most [`DD_SETTLED`] (at least three of them, or the last below [`DD_STEP_TOL`]).
-    /// Said of the end of a path tracked to t = 1 in double-double, whose corrector already
-    /// converged there; a root whose corrections start at the rounding level shows no
-    /// quadratic convergence to prove (chandra-13's root of norm 8.6e7 in double-double:
-    /// 2e-16, 3e-17, 2e-17, …).
+    /// at most [`DD_SETTLED`] (at least three of them, or the last below [`DD_STEP_TOL`]),
+    /// and no run of [`LINEAR_RUN`] corrections each 0.3–0.9 of the one before. Said of the
+    /// end of a path tracked to t = 1 in double-double, whose corrector already converged
+    /// there; a root whose corrections start at the rounding level shows no quadratic
+    /// convergence to prove (chandra-13's root of norm 8.6e7 in double-double: 2e-16, 3e-17,
+    /// 2e-17, …). A steady linear contraction is a singular root (rate 1 − 1/m at
+    /// multiplicity m): paths of cyclic-8 from a total-degree start, tracked in
+    /// double-double onto singular points of its curve, gave 4e-12, 2e-12, 1e-12, 5e-13,
+    /// 3e-13, 1e-13, … and counted as nonsingular.
     pub fn settled(&self) -> bool {
         let enough = self.steps.len() >= 3 || self.steps.last().is_some_and(|&s| s <= DD_STEP_TOL);
-        enough && self.steps.iter().all(|&s| s <= DD_SETTLED)
+        let linear = self.steps.windows(LINEAR_RUN + 1).any(|w| {
+            w.windows(2)
+                .all(|p| p[1] >= 0.3 * p[0] && p[1] <= 0.9 * p[0])
+        });
+        enough && !linear && self.steps.iter().all(|&s| s <= DD_SETTLED)
     }
 }
+
+/// See [`DdNewton::settled`]: successive contractions (ratios) that make a linear run.
+pub const LINEAR_RUN: usize = 5;
 
 /// See [`DdNewton::settled`]: the rounding level below which the tracker's corrector in
 /// double-double accepts a stalled correction ([`crate::track::dd::DD_NOISE`]); chandra-13's
@@ -285,6 +300,23 @@ mod tests {
             9e-2, 5e-3, 4e-5,
         ];
         assert!(!with(&cyclic8).converged());
+        // From a total-degree start: the wandering stays below DD_SETTLED after its last
+        // drop (path 7626, seed 1); and a root whose drop falls below its rounding level
+        // (chandra-13 path 1581: 1e-10, 6e-21, then 7e-20, 1e-19, …).
+        let below = [
+            1e-8, 7e-12, 4e-7, 2e-10, 3e-16, 1e-8, 2e-13, 8e-15, 3e-12, 9e-17, 3e-8, 1e-12, 1e-16,
+            9e-9, 1e-13, 2e-14, 8e-13, 1e-15, 4e-10, 2e-16, 9e-9, 1e-13, 2e-14, 2e-12,
+        ];
+        assert!(!with(&below).converged());
+        assert!(with(&[2e-3, 1e-5, 1e-10, 6e-21, 7e-20, 2e-20, 1e-19, 8e-20]).converged());
+        // Linear contraction onto a singular point is not "settled" (path 5664); rounding
+        // noise at a root is (chandra-13).
+        let linear = [
+            4e-12, 2e-12, 9e-13, 5e-13, 2e-13, 1e-13, 6e-14, 3e-14, 1e-14, 7e-15, 4e-15, 2e-15,
+        ];
+        assert!(!with(&linear).settled());
+        assert!(with(&[2e-16, 3e-17, 2e-17]).settled());
+        assert!(with(&[1.0e-14, 3.9e-15, 6.9e-15, 4e-15, 5e-15]).settled());
         // Converged only at the very last correction: not seen to stay.
         assert!(!with(&[3e-3, 2e-10, 5e-14]).converged());
         assert!(with(&[4e-7, 4e-14, 5e-21, 1e-30]).converged());

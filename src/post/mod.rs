@@ -413,7 +413,14 @@ impl<'a> Refiner<'a> {
                     ep.residual = residual;
                     let v = homogenizing_valuation(&end.samples, self.tau_end);
                     ep.valuation = v;
-                    ep.status = if nw.nonsingular(residual) {
+                    // Double's verdict stands only where double-double could not be asked
+                    // (a Laurent system): a root of κ ≤ 1e12 that Newton in double reached
+                    // converges quadratically in double-double, so a refusal there is a
+                    // singular point (cyclic-8 from a total-degree start: points of its curve
+                    // at κ ≈ 4e10, residual 3e-16).
+                    ep.status = if nw.nonsingular(residual)
+                        && (well_conditioned || self.dd.is_none())
+                    {
                         Status::Nonsingular
                     } else if v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
                         // Reached t = 1 only because Newton stagnated at the rounding level
