@@ -334,15 +334,9 @@ fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
                 .map(|_| C64::new(-rng.random::<f64>(), 0.0))
                 .collect();
             let mut out = vec![C64::new(0.0, 0.0); p * layout.ext_len()];
-            backend.extended_jacobians(&crate::eval::Points::projective(&ys, &taus), &mut out)?; // warm-up
-            let target = 0.3;
-            let (mut reps, clock) = (0u64, Instant::now());
-            while clock.elapsed().as_secs_f64() < target || reps < 3 {
-                backend
-                    .extended_jacobians(&crate::eval::Points::projective(&ys, &taus), &mut out)?;
-                reps += 1;
-            }
-            let per = clock.elapsed().as_secs_f64() / reps as f64;
+            let per = seconds_per_call(|| {
+                backend.extended_jacobians(&crate::eval::Points::projective(&ys, &taus), &mut out)
+            })?;
             println!(
                 "{:<12} {:>4} {:>6} {:>8} {:>12.2} {:>14.0} {:>10.2}",
                 name,
@@ -359,14 +353,14 @@ fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
 }
 
 /// Mean seconds per call of `f`, called for at least 0.3 s and 3 times after one warm-up.
-fn seconds_per_call(mut f: impl FnMut()) -> f64 {
-    f();
+fn seconds_per_call(mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
     let (mut reps, clock) = (0u64, Instant::now());
     while clock.elapsed().as_secs_f64() < 0.3 || reps < 3 {
-        f();
+        f()?;
         reps += 1;
     }
-    clock.elapsed().as_secs_f64() / reps as f64
+    Ok(clock.elapsed().as_secs_f64() / reps as f64)
 }
 
 fn bench_dd(systems: &[String], seed: u64) -> Result<i32> {
@@ -403,16 +397,23 @@ fn bench_dd(systems: &[String], seed: u64) -> Result<i32> {
         // Each evaluation at a new τ, as the tracker's RK4 stages are (the coefficients
         // `c·e^{τω}` are cached per τ).
         let mut tau = -1e-8;
+        let failed = |what: &str| Error::Usage(format!("bench dd: {name}: the {what} failed"));
         let eval = seconds_per_call(|| {
             tau *= 0.999_999;
-            assert!(dd.eval(&y, tau, None, &mut v));
-        });
+            dd.eval(&y, tau, None, &mut v)
+                .then_some(())
+                .ok_or_else(|| failed("evaluation"))
+        })?;
         let eval_same_tau = seconds_per_call(|| {
-            assert!(dd.eval(&y, tau, None, &mut v));
-        });
+            dd.eval(&y, tau, None, &mut v)
+                .then_some(())
+                .ok_or_else(|| failed("evaluation"))
+        })?;
         let solve = seconds_per_call(|| {
-            assert!(v.solve(&patch, Cdd::ZERO, true, &mut newton, &mut euler));
-        });
+            v.solve(&patch, Cdd::ZERO, true, &mut newton, &mut euler)
+                .then_some(())
+                .ok_or_else(|| failed("solve"))
+        })?;
         println!(
             "{:<12} {:>4} {:>6} {:>10.2} {:>12.2} {:>10.2} {:>12.0}",
             name,

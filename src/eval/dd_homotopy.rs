@@ -208,9 +208,8 @@ impl DdValues {
         let nh = patch.len();
         let n = nh - 1;
         let k = if euler { 2 } else { 1 };
+        self.fill_matrix(patch);
         let (a, b) = (&mut self.a, &mut self.b);
-        a[..n * nh].copy_from_slice(&self.jac);
-        a[n * nh..].copy_from_slice(patch);
         for i in 0..n {
             b[i * k] = self.h[i].neg();
             if euler {
@@ -236,11 +235,15 @@ impl DdValues {
     /// [`condition_estimate`](crate::linalg::dd_lu::condition_estimate) of
     /// `[∂H/∂y; ℓ]` at the last evaluated point (`ℓ`: the patch).
     pub fn condition(&mut self, patch: &[Cdd]) -> f64 {
-        let nh = patch.len();
-        let n = nh - 1;
-        self.a[..n * nh].copy_from_slice(&self.jac);
-        self.a[n * nh..].copy_from_slice(patch);
-        crate::linalg::dd_lu::condition_estimate(nh, &self.a, &mut self.lu)
+        self.fill_matrix(patch);
+        crate::linalg::dd_lu::condition_estimate(patch.len(), &self.a, &mut self.lu)
+    }
+
+    /// `a ← [∂H/∂y; ℓ]` (`ℓ`: the patch).
+    fn fill_matrix(&mut self, patch: &[Cdd]) {
+        let n = patch.len() - 1;
+        self.a[..n * patch.len()].copy_from_slice(&self.jac);
+        self.a[n * patch.len()..].copy_from_slice(patch);
     }
 }
 

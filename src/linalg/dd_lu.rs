@@ -266,12 +266,6 @@ fn update_row(l: Cdd, pivot: [&[f64]; 4], row: [&mut [f64]; 4]) {
     }
 }
 
-/// Solves `a x = b` in place (`b` becomes `x`) with a fresh [`DdLu`]; false when a pivot is
-/// zero or a row is zero or not finite.
-pub fn lu_solve(nh: usize, k: usize, a: &[Cdd], b: &mut [Cdd]) -> bool {
-    DdLu::default().solve(nh, k, a, b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,13 +296,13 @@ mod tests {
                 }
             }
         }
-        assert!(lu_solve(nh, 2, &a0, &mut b));
+        assert!(DdLu::default().solve(nh, 2, &a0, &mut b));
         for (x, e) in b.iter().zip(&x0) {
             let d = x.sub(*e);
             assert!(d.re.to_f64().abs() + d.im.to_f64().abs() < 1e-29, "{d:?}");
         }
         let zero = vec![Cdd::ZERO; nh * nh];
-        assert!(!lu_solve(nh, 2, &zero, &mut b));
+        assert!(!DdLu::default().solve(nh, 2, &zero, &mut b));
     }
 
     /// Elimination on `Cdd` values, row by row (the form before the split one): the
