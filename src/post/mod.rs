@@ -413,8 +413,8 @@ impl<'a> Refiner<'a> {
                     ep.residual = residual;
                     let v = homogenizing_valuation(&end.samples, self.tau_end);
                     ep.valuation = v;
-                    // Double's verdict stands only where double-double could not be asked
-                    // (a Laurent system): a root of κ ≤ 1e12 that Newton in double reached
+                    // Double's verdict stands only where double-double was not asked
+                    // (κ ≤ 1e6) or cannot be (a Laurent system): a root of κ ≤ 1e12 that Newton in double reached
                     // converges quadratically in double-double, so a refusal there is a
                     // singular point (cyclic-8 from a total-degree start: points of its curve
                     // at κ ≈ 4e10, residual 3e-16).

@@ -133,8 +133,8 @@ impl DdPath<'_> {
             normalize(y);
             if eta <= DD_CORRECTOR_TOL || (it > 0 && eta > 0.5 * last) {
                 // Converged, or stalled at the rounding level: the Euler direction of this
-                // solve, at the point before its correction (≤ 1e-20, or the rounding
-                // level ≤ DD_NOISE), is the next step's first RK4 stage; evaluating again
+                // solve, at the point before its correction (≤ DD_CORRECTOR_TOL, or the
+                // rounding level ≤ DD_NOISE), is the next step's first RK4 stage; evaluating again
                 // at the corrected point was a seventh of the tracking's solves.
                 return Some(first);
             }
