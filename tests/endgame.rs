@@ -721,3 +721,39 @@ fn a_diverging_stop_whose_newton_finds_a_root_is_tracked_from_its_checkpoint() {
     let why = ep.reason.as_deref().unwrap_or("");
     assert!(why.contains("in double-double"), "{why}");
 }
+
+/// cyclic-9 (polyhedral, seed 1) path 3852 heads to its positive-dimensional sets at
+/// infinity with a condition growing like `s^{−3}`. Until session 30 it was tracked until
+/// its steps underflowed, then 4,000 steps in double-double from s = 3e-5 failed, and the
+/// valuation put it at infinity: 4,653 steps. The tracker now stops it at s ≈ 1e-2, where
+/// double precision could not reach the divergence test (`track::path::beyond_double`),
+/// with the same status. Alone, the path is one of few estimated at infinity, so the
+/// recovery verifies it (tracking it again without the rule, as before); the first pass's
+/// endpoint is the one checked here.
+#[test]
+fn a_path_beyond_double_precision_stops_early_at_infinity() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic9.yaml");
+    let sys = pathtrack::system::load(&p).unwrap();
+    let mut backend = CpuBackend::new(2).unwrap();
+    let opts = SolveOptions {
+        seed: 1,
+        only: Some(vec![3852]),
+        ..Default::default()
+    };
+    let mut first = Vec::new();
+    let s = pathtrack::solver::solve(&sys, &opts, &mut backend, &mut |e: &Endpoint| {
+        if e.attempt == 0 {
+            first.push(e.clone());
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((s.at_infinity, s.failed), (1, 0), "{s:?}");
+    assert_eq!(first.len(), 1);
+    let e = &first[0];
+    assert_eq!(e.status, Status::AtInfinity);
+    let why = e.reason.as_deref().unwrap_or("");
+    assert!(why.contains("beyond double precision"), "reason: {why}");
+    assert!(e.valuation.is_some_and(|v| v > 0.5), "{:?}", e.valuation);
+    assert!(e.steps() < 500, "{} steps", e.steps());
+}

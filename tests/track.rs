@@ -111,3 +111,54 @@ fn a_step_target_below_the_rounding_level_does_not_stall_the_tracker() {
         "{steps} steps with the target below rounding, {plain_steps} with the default: {ratio:.2}×"
     );
 }
+
+/// Samples `(τ = −s, y)` of a path whose homogenizing coordinate behaves like `s^v`
+/// (relative to the others), at `s = 0.1·3^{−i}`, and `(s, κ)` with `κ = c·s^{−k}`.
+fn power_law_samples(
+    v: f64,
+    c: f64,
+    k: f64,
+    count: usize,
+) -> (Vec<(f64, Vec<C64>)>, Vec<(f64, f64)>) {
+    let s: Vec<f64> = (0..count).map(|i| 0.1 / 3f64.powi(i as i32)).collect();
+    let samples = s
+        .iter()
+        .map(|&s| {
+            let y = vec![C64::new(1.0, 0.0), C64::new(0.5, 0.5), C64::new(s.powf(v), 0.0)];
+            (-s, y)
+        })
+        .collect();
+    let conds = s.iter().map(|&s| (s, c * s.powf(-k))).collect();
+    (samples, conds)
+}
+
+/// `track::path::beyond_double`: a path heading to infinity (valuation 1) whose condition
+/// grows like `s^{−2}` from 2e5 at s = 3.7e-3 would reach 1/ε before s = 1e-8: stopped (the
+/// rate is measured, not assumed). Not stopped: the same growth at a finite endpoint
+/// (valuation 0: a singular root, the Cauchy endgame's business), a slower growth that
+/// stays within double precision down to 1e-8 (chandra's paths to solutions of huge norm),
+/// a condition below `BEYOND_DOUBLE_MIN_COND`, or only two samples.
+#[test]
+fn paths_beyond_double_precision_are_told_from_huge_and_singular_solutions() {
+    use pathtrack::track::path::{beyond_double, DOUBLE_COND_LIMIT, DIVERGENCE_S};
+    let c = 2e5 * (0.1f64 / 27.0).powi(2);
+    let (samples, conds) = power_law_samples(1.0, c, 2.0, 4);
+    let (v, k) = beyond_double(&conds[1..], &samples).expect("beyond double precision");
+    assert!((v - 1.0).abs() < 1e-3 && (k - 2.0).abs() < 1e-9, "v = {v}, k = {k}");
+    let (s, cond) = conds[3];
+    assert!(cond * (s / DIVERGENCE_S).powf(k) > DOUBLE_COND_LIMIT);
+
+    let (finite, conds0) = power_law_samples(0.0, c, 2.0, 4);
+    assert_eq!(beyond_double(&conds0[1..], &finite), None, "valuation 0");
+    // κ ∝ 1/s reaching 1e8 at s = 1e-8: double precision suffices.
+    let (_, slow) = power_law_samples(1.0, 1.0, 1.0, 4);
+    assert_eq!(beyond_double(&slow[1..], &samples), None, "slow growth");
+    let (_, small) = power_law_samples(1.0, c / 10.0, 2.0, 4);
+    assert!(small[3].1 < pathtrack::track::path::BEYOND_DOUBLE_MIN_COND);
+    assert_eq!(beyond_double(&small[1..], &samples), None, "small condition");
+    assert_eq!(beyond_double(&conds[2..], &samples[2..]), None, "two samples");
+    // A rate measured on one pair only is not enough: the older pair grows slowly.
+    let mut uneven = conds.clone();
+    uneven[1].1 = conds[2].1 / 1.1;
+    assert_eq!(beyond_double(&uneven[1..], &samples), None, "one pair");
+}

@@ -83,6 +83,11 @@ pub struct TrackerOptions {
     /// Residual precision of the Newton corrections ([`Residual::Adaptive`]; the last
     /// recovery round uses [`Residual::DoubleDouble`]).
     pub residual: Residual,
+    /// Stop a path heading to infinity once double precision cannot take it to the
+    /// divergence test ([`path::beyond_double`]). On by default, off in the recovery rounds
+    /// ([`Self::tightened`]): they verify such estimates (where few paths have them), and
+    /// track the path on to where double gives out, as before the rule.
+    pub stop_beyond_double: bool,
 }
 
 impl TrackerOptions {
@@ -97,7 +102,8 @@ impl TrackerOptions {
 
     /// Tighter settings for re-tracking suspect paths: round `k ≥ 1` tracks with predictor
     /// error targets [`RETRACK_ETA`]`/100^k` everywhere (steps ~2.5^k shorter), divides the
-    /// rejection threshold by `10^k`, and allows `4^k` times more steps.
+    /// rejection threshold by `10^k`, allows `4^k` times more steps, and does not stop paths
+    /// beyond double precision early ([`Self::stop_beyond_double`]).
     pub fn tightened(&self, k: u32) -> TrackerOptions {
         let mut o = self.clone();
         let base = RETRACK_ETA.min(o.eta_target).min(o.eta_target_endgame);
@@ -106,6 +112,7 @@ impl TrackerOptions {
         o.eta_max /= 10f64.powi(k as i32);
         o.max_steps = o.max_steps.saturating_mul(4u32.pow(k));
         o.h_initial /= 10f64.powi(k as i32);
+        o.stop_beyond_double = false;
         o
     }
 }
@@ -129,6 +136,7 @@ impl Default for TrackerOptions {
             batch: 4096,
             to_log_spread: f64::INFINITY,
             residual: Residual::Adaptive,
+            stop_beyond_double: true,
         }
     }
 }

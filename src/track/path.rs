@@ -57,6 +57,51 @@ pub const DIVERGENCE_S: f64 = 1e-8;
 /// Endgame samples kept per path (the newest).
 pub const MAX_SAMPLES: usize = 4;
 
+/// A condition estimate at which a step's Newton correction in double is all rounding
+/// (`κ·ε ≈ 1`): the double tracker cannot follow a path there.
+pub const DOUBLE_COND_LIMIT: f64 = 1.0 / f64::EPSILON;
+/// [`beyond_double`] judges only points whose condition estimate is at least this: below
+/// it the growth of κ between samples says little (chandra-12's paths towards its
+/// solutions of norm up to 1e8 stay below it down to s ≈ 1e-6).
+pub const BEYOND_DOUBLE_MIN_COND: f64 = 1e5;
+/// ... and only a growth `κ ∼ s^{−k}` with `k` at least this on both of the last two
+/// pairs of samples.
+pub const BEYOND_DOUBLE_MIN_RATE: f64 = 0.5;
+
+/// The rule that stops a path heading to infinity once double precision cannot take it to
+/// the divergence test at [`DIVERGENCE_S`] (used by [`PathState`] at its endgame samples):
+/// `conds` holds `(s, κ)` at the last three samples (newest last) and `samples` the samples
+/// themselves. The homogenizing coordinate's valuation is positive (`> 2·VALUATION_TOL`) on
+/// the last two pairs of samples, κ grows like `s^{−k}` with `k ≥`
+/// [`BEYOND_DOUBLE_MIN_RATE`] on both pairs of `conds`, the newest κ is at least
+/// [`BEYOND_DOUBLE_MIN_COND`], and κ extrapolated with the smaller `k` to `s =`
+/// [`DIVERGENCE_S`] reaches [`DOUBLE_COND_LIMIT`]. Returns the newest valuation and `k`.
+///
+/// Such a path used to go on until its steps underflowed where `κ·ε` swamped them, and was
+/// then put at infinity by the same valuation estimate: cyclic-12's paths towards the
+/// positive-dimensional sets at infinity (27 % of its 500,352 paths) have `κ ∼ s^{−2}` to
+/// `s^{−5.6}` and took 300–4,000 steps each (regular paths 114), 81 % of the tracking work.
+/// A path to a finite solution of huge norm mimics a diverging one only while
+/// `s > 1/‖x‖`, and its κ stays below what double resolves until then (the double tracker
+/// takes chandra-12's paths to their solutions of norm 1e8 down to s ≈ 1e-13).
+pub fn beyond_double(conds: &[(f64, f64)], samples: &[(f64, Vec<C64>)]) -> Option<(f64, f64)> {
+    let (k, m) = (samples.len(), conds.len());
+    if k < 3 || m < 3 {
+        return None;
+    }
+    let v1 = homogenizing_valuation(&samples[k - 3..k - 1], 0.0)?;
+    let v2 = homogenizing_valuation(&samples[k - 2..], 0.0)?;
+    if v1.min(v2) <= 2.0 * VALUATION_TOL {
+        return None;
+    }
+    let rate = |(s1, c1): (f64, f64), (s2, c2): (f64, f64)| (c2 / c1).ln() / (s1 / s2).ln();
+    let r = rate(conds[m - 3], conds[m - 2]).min(rate(conds[m - 2], conds[m - 1]));
+    let (s, cond) = conds[m - 1];
+    let reach = cond.ln() + r * (s / DIVERGENCE_S).ln();
+    (r >= BEYOND_DOUBLE_MIN_RATE && cond >= BEYOND_DOUBLE_MIN_COND && reach >= DOUBLE_COND_LIMIT.ln())
+        .then_some((v2, r))
+}
+
 /// A path in the endgame zone looks singular (and switches to the Cauchy endgame) when the
 /// Euler direction grows like `s^α` with `α` below this on the last two pairs of samples: a
 /// path with winding number `c` has `|dy/ds| ∼ s^{1/c − 1}`, a nonsingular one `α ≥ 0`.
@@ -198,6 +243,9 @@ pub struct PathState {
     accepted: u32,
     rejected: u32,
     samples: Vec<(f64, Vec<C64>)>,
+    /// `(s, κ)` at the last three samples this tracker took (not those handed over by
+    /// [`Self::with_history`]), oldest first: see [`beyond_double`].
+    sample_conds: Vec<(f64, f64)>,
     /// See [`PathEnd::checkpoint`].
     checkpoint: Option<(f64, Vec<C64>)>,
     cond: f64,
@@ -468,6 +516,7 @@ impl PathState {
             accepted: s.steps.0,
             rejected: s.steps.1,
             samples: Vec::new(),
+            sample_conds: Vec::new(),
             checkpoint: None,
             cond: 1.0,
             log: s.log,
@@ -702,6 +751,10 @@ impl PathState {
                 self.samples.remove(0);
             }
             self.samples.push((self.tau, self.y.clone()));
+            if self.sample_conds.len() == 3 {
+                self.sample_conds.remove(0);
+            }
+            self.sample_conds.push((s, self.cond));
         }
         due
     }
@@ -1048,6 +1101,16 @@ impl PathState {
                         return Some(self.finish(TrackCode::StoppedInEndgame(format!(
                             "{DIVERGING} (valuation {v:.3})"
                         ))));
+                    }
+                    if sampled && self.cauchy.is_none() && opts.stop_beyond_double {
+                        if let Some((v, k)) = beyond_double(&self.sample_conds, &self.samples) {
+                            let (s, cond) = (opts.tau_end - self.tau, self.cond);
+                            return Some(self.finish(TrackCode::StoppedInEndgame(format!(
+                                "{DIVERGING} (valuation {v:.3}; condition {cond:.1e} at s = \
+                                 {s:.1e}, growing like s^-{k:.1}: beyond double precision \
+                                 before s = {DIVERGENCE_S:.0e})"
+                            ))));
+                        }
                     }
                     if self.accepted + self.rejected >= opts.max_steps {
                         return self.stop(opts, "too many steps".into());
