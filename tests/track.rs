@@ -124,7 +124,11 @@ fn power_law_samples(
     let samples = s
         .iter()
         .map(|&s| {
-            let y = vec![C64::new(1.0, 0.0), C64::new(0.5, 0.5), C64::new(s.powf(v), 0.0)];
+            let y = vec![
+                C64::new(1.0, 0.0),
+                C64::new(0.5, 0.5),
+                C64::new(s.powf(v), 0.0),
+            ];
             (-s, y)
         })
         .collect();
@@ -140,11 +144,14 @@ fn power_law_samples(
 /// a condition below `BEYOND_DOUBLE_MIN_COND`, or only two samples.
 #[test]
 fn paths_beyond_double_precision_are_told_from_huge_and_singular_solutions() {
-    use pathtrack::track::path::{beyond_double, DOUBLE_COND_LIMIT, DIVERGENCE_S};
+    use pathtrack::track::path::{beyond_double, DIVERGENCE_S, DOUBLE_COND_LIMIT};
     let c = 2e5 * (0.1f64 / 27.0).powi(2);
     let (samples, conds) = power_law_samples(1.0, c, 2.0, 4);
     let (v, k) = beyond_double(&conds[1..], &samples).expect("beyond double precision");
-    assert!((v - 1.0).abs() < 1e-3 && (k - 2.0).abs() < 1e-9, "v = {v}, k = {k}");
+    assert!(
+        (v - 1.0).abs() < 1e-3 && (k - 2.0).abs() < 1e-9,
+        "v = {v}, k = {k}"
+    );
     let (s, cond) = conds[3];
     assert!(cond * (s / DIVERGENCE_S).powf(k) > DOUBLE_COND_LIMIT);
 
@@ -155,8 +162,16 @@ fn paths_beyond_double_precision_are_told_from_huge_and_singular_solutions() {
     assert_eq!(beyond_double(&slow[1..], &samples), None, "slow growth");
     let (_, small) = power_law_samples(1.0, c / 10.0, 2.0, 4);
     assert!(small[3].1 < pathtrack::track::path::BEYOND_DOUBLE_MIN_COND);
-    assert_eq!(beyond_double(&small[1..], &samples), None, "small condition");
-    assert_eq!(beyond_double(&conds[2..], &samples[2..]), None, "two samples");
+    assert_eq!(
+        beyond_double(&small[1..], &samples),
+        None,
+        "small condition"
+    );
+    assert_eq!(
+        beyond_double(&conds[2..], &samples[2..]),
+        None,
+        "two samples"
+    );
     // A rate measured on one pair only is not enough: the older pair grows slowly.
     let mut uneven = conds.clone();
     uneven[1].1 = conds[2].1 / 1.1;

@@ -98,8 +98,10 @@ pub fn beyond_double(conds: &[(f64, f64)], samples: &[(f64, Vec<C64>)]) -> Optio
     let r = rate(conds[m - 3], conds[m - 2]).min(rate(conds[m - 2], conds[m - 1]));
     let (s, cond) = conds[m - 1];
     let reach = cond.ln() + r * (s / DIVERGENCE_S).ln();
-    (r >= BEYOND_DOUBLE_MIN_RATE && cond >= BEYOND_DOUBLE_MIN_COND && reach >= DOUBLE_COND_LIMIT.ln())
-        .then_some((v2, r))
+    (r >= BEYOND_DOUBLE_MIN_RATE
+        && cond >= BEYOND_DOUBLE_MIN_COND
+        && reach >= DOUBLE_COND_LIMIT.ln())
+    .then_some((v2, r))
 }
 
 /// A path in the endgame zone looks singular (and switches to the Cauchy endgame) when the
