@@ -112,6 +112,9 @@ fn a_step_target_below_the_rounding_level_does_not_stall_the_tracker() {
     );
 }
 
+/// Endgame samples `(τ, y)`.
+type Samples = Vec<(f64, Vec<C64>)>;
+
 /// Samples `(τ = −s, y)` of a path whose homogenizing coordinate behaves like `s^v`
 /// (relative to the others), at `s = 0.1·3^{−i}`, and `(s, κ)` with `κ = c·s^{−k}`.
 fn power_law_samples(
@@ -119,7 +122,7 @@ fn power_law_samples(
     c: f64,
     k: f64,
     count: usize,
-) -> (Vec<(f64, Vec<C64>)>, Vec<(f64, f64)>) {
+) -> (Samples, Vec<(f64, f64)>) {
     let s: Vec<f64> = (0..count).map(|i| 0.1 / 3f64.powi(i as i32)).collect();
     let samples = s
         .iter()
