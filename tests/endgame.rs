@@ -757,3 +757,39 @@ fn a_path_beyond_double_precision_stops_early_at_infinity() {
     assert!(e.valuation.is_some_and(|v| v > 0.5), "{:?}", e.valuation);
     assert!(e.steps() < 500, "{} steps", e.steps());
 }
+
+/// cyclic-12 (polyhedral, seed 1) path 325 heads to a positive-dimensional set at infinity
+/// (valuation 0.66) slowly enough that double precision takes it to s ≈ 3e-8 (κ ≈ 4e12),
+/// where its steps underflow. Its tracking in double-double from there crawled at steps of
+/// ~s/300 to the 4,000-step limit (s ≈ 3e-13), and the valuation then put it at infinity:
+/// 4,567 steps. On the first pass that tracking now gives up after 400 steps that shrink s
+/// less than 100-fold (`track::dd::DD_PACE_STEPS`), with the same status.
+#[test]
+fn a_crawling_double_double_tracking_gives_up_on_the_first_pass() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic12.yaml");
+    let sys = pathtrack::system::load(&p).unwrap();
+    let mut backend = CpuBackend::new(2).unwrap();
+    let opts = SolveOptions {
+        seed: 1,
+        only: Some(vec![325]),
+        ..Default::default()
+    };
+    let mut first = Vec::new();
+    let s = pathtrack::solver::solve(&sys, &opts, &mut backend, &mut |e: &Endpoint| {
+        if e.attempt == 0 {
+            first.push(e.clone());
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((s.at_infinity, s.failed), (1, 0), "{s:?}");
+    assert_eq!(first.len(), 1);
+    let e = &first[0];
+    assert_eq!(e.status, Status::AtInfinity);
+    let why = e.reason.as_deref().unwrap_or("");
+    assert!(
+        why.contains("double-double steps too slow"),
+        "reason: {why}"
+    );
+    assert!(e.steps() < 1500, "{} steps", e.steps());
+}

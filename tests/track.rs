@@ -117,12 +117,7 @@ type Samples = Vec<(f64, Vec<C64>)>;
 
 /// Samples `(τ = −s, y)` of a path whose homogenizing coordinate behaves like `s^v`
 /// (relative to the others), at `s = 0.1·3^{−i}`, and `(s, κ)` with `κ = c·s^{−k}`.
-fn power_law_samples(
-    v: f64,
-    c: f64,
-    k: f64,
-    count: usize,
-) -> (Samples, Vec<(f64, f64)>) {
+fn power_law_samples(v: f64, c: f64, k: f64, count: usize) -> (Samples, Vec<(f64, f64)>) {
     let s: Vec<f64> = (0..count).map(|i| 0.1 / 3f64.powi(i as i32)).collect();
     let samples = s
         .iter()

@@ -167,7 +167,9 @@ impl<'a> Refiner<'a> {
         } else {
             crate::track::dd::DD_ETA_TARGET
         };
-        let r = track_near_one(hom, lifts, y0, *tau0, self.tau_end, eta);
+        // The first pass gives up on crawling paths; recovery rounds track them to the end.
+        let pace = self.attempt == 0;
+        let r = track_near_one(hom, lifts, y0, *tau0, self.tau_end, eta, pace);
         ep.accepted += r.accepted;
         ep.rejected += r.rejected;
         let Some(y) = self.finish_dd_from(ep, &r.y, Some(r.y_dd)) else {

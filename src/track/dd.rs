@@ -69,6 +69,17 @@ pub const DD_REFINE_ITERS: u32 = 8;
 pub const DD_H_MIN_REL: f64 = 1e-12;
 /// Steps (accepted + rejected) before giving up.
 pub const DD_MAX_STEPS: u32 = 4000;
+/// With `pace` (the first pass), a tracking gives up when `s = τ_end − τ` has shrunk less
+/// than [`DD_PACE_SHRINK`]-fold over the last this many steps: a path still crawling there
+/// is not approaching a nonsingular endpoint of huge norm, whose trackings take 77–241
+/// steps in all (chandra-12, chandra-13, seed 1). cyclic-12's paths towards its
+/// positive-dimensional sets at infinity (valuation 0.66, κ ≈ 4e12 at s = 2e-8) took steps
+/// of ~s/300 until [`DD_MAX_STEPS`], 4,000 steps from s = 3e-8 to 3e-13, and were put at
+/// infinity by their valuation all the same; about 3 % of its paths, and on the GPU the
+/// host's tail of the run.
+pub const DD_PACE_STEPS: u32 = 400;
+/// See [`DD_PACE_STEPS`].
+pub const DD_PACE_SHRINK: f64 = 100.0;
 
 /// How a tracking in double-double ended.
 #[derive(Clone, Debug)]
@@ -155,7 +166,8 @@ fn normalize(y: &mut [Cdd]) {
 
 /// Tracks the path through `(y0, tau0)` (any scale) to `tau_end` in double-double;
 /// `lifts`: the path's own lift row, else the homotopy's; `eta_target`: the target size of
-/// the first Newton correction ([`DD_ETA_TARGET`], or less when re-tracking).
+/// the first Newton correction ([`DD_ETA_TARGET`], or less when re-tracking); `pace`: give
+/// up on a path that crawls ([`DD_PACE_STEPS`]).
 pub fn track_near_one(
     hom: &DdHomotopy,
     lifts: Option<&[f64]>,
@@ -163,6 +175,7 @@ pub fn track_near_one(
     tau0: f64,
     tau_end: f64,
     eta_target: f64,
+    pace: bool,
 ) -> DdTrackEnd {
     let nh = hom.nh();
     let mut y: Vec<Cdd> = y0.iter().map(|&z| Cdd::from(z)).collect();
@@ -202,7 +215,20 @@ pub fn track_near_one(
     let mut k: [Vec<Cdd>; 4] = std::array::from_fn(|_| vec![Cdd::ZERO; nh]);
     k[0].copy_from_slice(&p.euler);
     let mut stage = vec![Cdd::ZERO; nh];
+    // `s` when the current window of DD_PACE_STEPS steps began.
+    let mut window_s = tau_end - tau;
     while tau < tau_end {
+        if pace && accepted + rejected > 0 && (accepted + rejected) % DD_PACE_STEPS == 0 {
+            let s = tau_end - tau;
+            if s * DD_PACE_SHRINK > window_s {
+                let why = format!(
+                    "double-double steps too slow: s from {window_s:.1e} to {s:.1e} in \
+                     {DD_PACE_STEPS} steps"
+                );
+                return end(&y, tau, accepted, rejected, &why);
+            }
+            window_s = s;
+        }
         if accepted + rejected >= DD_MAX_STEPS {
             return end(
                 &y,
@@ -286,7 +312,7 @@ mod tests {
         let dd = DdHomotopy::new(h).expect("polynomial");
         let x0 = large_root(a_at_tau0);
         let y0 = [x0 / x0.norm(), C64::new(1.0, 0.0) / x0.norm()];
-        let end = track_near_one(&dd, None, &y0, -1e-6, 0.0, DD_ETA_TARGET);
+        let end = track_near_one(&dd, None, &y0, -1e-6, 0.0, DD_ETA_TARGET, true);
         assert!(end.reached, "{}", end.reason);
         assert_eq!(end.tau, 0.0);
         let x = end.y[0] / end.y[1];
@@ -384,7 +410,7 @@ mod tests {
         let tau0 = -1e-6f64;
         let t0 = tau0.exp();
         let y0 = [c(t0), c(2.0 - t0), one]; // normalized by `track_near_one`
-        let end = track_near_one(&dd, None, &y0, tau0, 0.0, DD_ETA_TARGET);
+        let end = track_near_one(&dd, None, &y0, tau0, 0.0, DD_ETA_TARGET, true);
         assert!(end.reached, "{}", end.reason);
         let (x, y) = (end.y[0] / end.y[2], end.y[1] / end.y[2]);
         // κ·1e-32 ≈ 1e-12 is as close as double-double determines the root.
