@@ -722,22 +722,18 @@ fn a_diverging_stop_whose_newton_finds_a_root_is_tracked_from_its_checkpoint() {
     assert!(why.contains("in double-double"), "{why}");
 }
 
-/// cyclic-9 (polyhedral, seed 1) path 3852 heads to its positive-dimensional sets at
-/// infinity with a condition growing like `s^{−3}`. Until session 30 it was tracked until
-/// its steps underflowed, then 4,000 steps in double-double from s = 3e-5 failed, and the
-/// valuation put it at infinity: 4,653 steps. The tracker now stops it at s ≈ 1e-2, where
-/// double precision could not reach the divergence test (`track::path::beyond_double`),
-/// with the same status. Alone, the path is one of few estimated at infinity, so the
-/// recovery verifies it (tracking it again without the rule, as before); the first pass's
-/// endpoint is the one checked here.
-#[test]
-fn a_path_beyond_double_precision_stops_early_at_infinity() {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic9.yaml");
+/// Path `path` of the shipped system `name` alone (polyhedral, seed 1): the summary and
+/// the path's endpoint on the first pass (alone, a path estimated at infinity is one of
+/// few, and the recovery verifies it by tracking it again).
+fn first_pass_alone(name: &str, path: u64) -> (pathtrack::report::Summary, Endpoint) {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("systems")
+        .join(format!("{name}.yaml"));
     let sys = pathtrack::system::load(&p).unwrap();
     let mut backend = CpuBackend::new(2).unwrap();
     let opts = SolveOptions {
         seed: 1,
-        only: Some(vec![3852]),
+        only: Some(vec![path]),
         ..Default::default()
     };
     let mut first = Vec::new();
@@ -748,9 +744,20 @@ fn a_path_beyond_double_precision_stops_early_at_infinity() {
         Ok(())
     })
     .unwrap();
-    assert_eq!((s.at_infinity, s.failed), (1, 0), "{s:?}");
     assert_eq!(first.len(), 1);
-    let e = &first[0];
+    (s, first.remove(0))
+}
+
+/// cyclic-9 (polyhedral, seed 1) path 3852 heads to its positive-dimensional sets at
+/// infinity with a condition growing like `s^{−3}`. Until session 30 it was tracked until
+/// its steps underflowed, then 4,000 steps in double-double from s = 3e-5 failed, and the
+/// valuation put it at infinity: 4,653 steps. The tracker now stops it at s ≈ 1e-2, where
+/// double precision could not reach the divergence test (`track::path::beyond_double`),
+/// with the same status.
+#[test]
+fn a_path_beyond_double_precision_stops_early_at_infinity() {
+    let (s, e) = first_pass_alone("cyclic9", 3852);
+    assert_eq!((s.at_infinity, s.failed), (1, 0), "{s:?}");
     assert_eq!(e.status, Status::AtInfinity);
     let why = e.reason.as_deref().unwrap_or("");
     assert!(why.contains("beyond double precision"), "reason: {why}");
@@ -766,25 +773,8 @@ fn a_path_beyond_double_precision_stops_early_at_infinity() {
 /// less than 100-fold (`track::dd::DD_PACE_STEPS`), with the same status.
 #[test]
 fn a_crawling_double_double_tracking_gives_up_on_the_first_pass() {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic12.yaml");
-    let sys = pathtrack::system::load(&p).unwrap();
-    let mut backend = CpuBackend::new(2).unwrap();
-    let opts = SolveOptions {
-        seed: 1,
-        only: Some(vec![325]),
-        ..Default::default()
-    };
-    let mut first = Vec::new();
-    let s = pathtrack::solver::solve(&sys, &opts, &mut backend, &mut |e: &Endpoint| {
-        if e.attempt == 0 {
-            first.push(e.clone());
-        }
-        Ok(())
-    })
-    .unwrap();
+    let (s, e) = first_pass_alone("cyclic12", 325);
     assert_eq!((s.at_infinity, s.failed), (1, 0), "{s:?}");
-    assert_eq!(first.len(), 1);
-    let e = &first[0];
     assert_eq!(e.status, Status::AtInfinity);
     let why = e.reason.as_deref().unwrap_or("");
     assert!(
