@@ -20,7 +20,8 @@
 //!   [`DD_ETA_MAX`];
 //! * step size: `h·clamp(0.9 (η_target/η₁)^{1/5}, ½, 2)` with `η_target` =
 //!   [`DD_ETA_TARGET`], the last step landing on τ = 0; the path stops when `h` falls below
-//!   [`DD_H_MIN_REL`]·|τ| (τ itself is a double) or after [`DD_MAX_STEPS`] steps.
+//!   [`DD_H_MIN_REL`]·|τ| (τ itself is a double), after [`DD_MAX_STEPS`] steps, or (on the
+//!   first pass) when [`DD_PACE_STEPS`] steps shrank `s` less than [`DD_PACE_SHRINK`]-fold.
 //!
 //! Deterministic: the same start point gives the same result.
 
