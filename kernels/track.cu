@@ -12,6 +12,7 @@
 //       τ of the zone entry (entry_y)
 //   ct  RT_CT_FIELDS (4) × cap u32: accepted, rejected, phase, steps when s last halved
 //   stau cap × 4, sy cap × 4 × NN: endgame samples (τ, y), oldest first
+//   scond cap × 4: the condition estimate at each sample (path::beyond_double)
 //   euler, newton, cond_out: the directions of the last iteration
 //   lifts cap × MT (or null): each slot's own lifts
 //   ddm  cap bytes: double-double mode (slot.rs Slot::dd; kernels/dd_residual.cu computes
@@ -49,6 +50,7 @@ static_assert(RT_HALVED_AT < RT_CT_FIELDS, "ct holds fewer fields than track.cu 
 #define RT_HANDOFF 3
 #define RT_CONTINUE 4
 #define RT_DIVERGED 5
+#define RT_BEYOND_DOUBLE 6
 #define RT_FAILED 16
 // failure reasons (slot.rs FAIL_REASONS)
 #define F_SINGULAR_START 0
@@ -81,6 +83,7 @@ struct RtState {
     const double* cond_out;
     double* lifts;
     unsigned char* ddm;
+    double* scond;
     long long cap;
 };
 
@@ -91,8 +94,9 @@ struct RtOpts {
         to_log_spread, sample_ratio;
     unsigned int max_corrector_iters, max_refine_iters, max_steps, zone_steps;
     double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
-        eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s, dd_entry_s;
-    unsigned int dd_residuals;
+        eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s, dd_entry_s,
+        beyond_double_min_cond, beyond_double_min_rate, double_cond_limit;
+    unsigned int dd_residuals, stop_beyond_double;
 };
 
 
@@ -230,6 +234,26 @@ __device__ __noinline__ bool rt_stable_divergence(const RtState& S, const RtOpts
     const double v2 = rt_valuation(S, o, i, ns - 2);
     if (v0 != v0 || v1 != v1 || v2 != v2) return false;
     return fabs(v0 - v1) < 0.01 && fabs(v1 - v2) < 0.01 && v2 > 2.0 * o.valuation_tol;
+}
+
+// path::beyond_double over slot i's ns samples and their condition estimates: valuations
+// above 2·VALUATION_TOL on the last two pairs, κ ∼ s^−k with k ≥ BEYOND_DOUBLE_MIN_RATE on
+// both pairs of the last three, the newest κ ≥ BEYOND_DOUBLE_MIN_COND, and κ extrapolated
+// with the smaller k to s = DIVERGENCE_S at least DOUBLE_COND_LIMIT.
+__device__ __noinline__ bool rt_beyond_double(const RtState& S, const RtOpts& o, long i, int ns) {
+    if (ns < 3) return false;
+    const double v1 = rt_valuation(S, o, i, ns - 3);
+    const double v2 = rt_valuation(S, o, i, ns - 2);
+    if (!(fmin(v1, v2) > 2.0 * o.valuation_tol)) return false;
+    double s[3], c[3];
+    for (int q = 0; q < 3; ++q) {
+        s[q] = o.tau_end - S.stau[i * RT_SAMPLES + ns - 3 + q];
+        c[q] = S.scond[i * RT_SAMPLES + ns - 3 + q];
+    }
+    const double r = fmin(log(c[1] / c[0]) / log(s[0] / s[1]), log(c[2] / c[1]) / log(s[1] / s[2]));
+    const double reach = log(c[2]) + r * log(s[2] / o.divergence_s);
+    return r >= o.beyond_double_min_rate && c[2] >= o.beyond_double_min_cond &&
+           reach >= log(o.double_cond_limit);
 }
 
 // Slot::enter_dd: back to the oldest sample (step size scaled by s, that sample the only
@@ -482,12 +506,14 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             if (ns == RT_SAMPLES) {
                 for (int q = 1; q < RT_SAMPLES; ++q) {
                     S.stau[i * RT_SAMPLES + q - 1] = S.stau[i * RT_SAMPLES + q];
+                    S.scond[i * RT_SAMPLES + q - 1] = S.scond[i * RT_SAMPLES + q];
                     for (int j = 0; j < NN; ++j)
                         S.sy[(i * RT_SAMPLES + q - 1) * NN + j] = S.sy[(i * RT_SAMPLES + q) * NN + j];
                 }
                 ns = RT_SAMPLES - 1;
             }
             S.stau[i * RT_SAMPLES + ns] = t;
+            S.scond[i * RT_SAMPLES + ns] = cond;
             for (int j = 0; j < NN; ++j) S.sy[(i * RT_SAMPLES + ns) * NN + j] = y[j];
             S.nsamp[i] = (unsigned char)(ns + 1);
             if (S.ddm[i]) {
@@ -510,6 +536,11 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
                     }
                     return;
                 }
+            }
+            if (!S.ddm[i] && !lg && o.stop_beyond_double && rt_beyond_double(S, o, i, ns + 1)) {
+                // heading to infinity faster than double precision can follow
+                S.status[i] = RT_BEYOND_DOUBLE;
+                return;
             }
         }
     }
@@ -564,8 +595,9 @@ extern "C" __global__ void rt_load(RtState S, RtOpts o, const int* __restrict__ 
 
 // Record of one slot read back by the host (double2 words): y [NN], entry y [NN], samples'
 // y [RT_SAMPLES·NN], then (τ, cond), (τ of samples 0, 1), (2, 3), (accepted, rejected),
-// (status, log + 2·entered + 8·nsamp), (τ of the resume point, next step size h).
-#define RT_REC (NN * (2 + RT_SAMPLES) + 6)
+// (status, log + 2·entered + 8·nsamp), (τ of the resume point, next step size h),
+// (κ of samples 0, 1), (2, 3).
+#define RT_REC (NN * (2 + RT_SAMPLES) + 8)
 
 // Packs slots slot[r] (r < q) into out (q × RT_REC) and empties them.
 extern "C" __global__ void rt_gather(RtState S, const int* __restrict__ slot,
@@ -588,6 +620,8 @@ extern "C" __global__ void rt_gather(RtState S, const int* __restrict__ slot,
     m[4] = cmk((double)S.status[i],
                (double)(S.logm[i] + 2 * S.entered[i] + 8 * S.nsamp[i]));
     m[5] = cmk(S.sc[RT_RTAU * cap + i], S.sc[RT_H * cap + i]);
+    m[6] = cmk(S.scond[i * RT_SAMPLES], S.scond[i * RT_SAMPLES + 1]);
+    m[7] = cmk(S.scond[i * RT_SAMPLES + 2], S.scond[i * RT_SAMPLES + 3]);
     S.status[i] = 0;
 }
 
@@ -608,7 +642,10 @@ extern "C" __global__ void rt_move(RtState S, const int* __restrict__ from,
     }
     for (int j = 0; j < RT_SAMPLES * NN; ++j)
         S.sy[b * RT_SAMPLES * NN + j] = S.sy[a * RT_SAMPLES * NN + j];
-    for (int q2 = 0; q2 < RT_SAMPLES; ++q2) S.stau[b * RT_SAMPLES + q2] = S.stau[a * RT_SAMPLES + q2];
+    for (int q2 = 0; q2 < RT_SAMPLES; ++q2) {
+        S.stau[b * RT_SAMPLES + q2] = S.stau[a * RT_SAMPLES + q2];
+        S.scond[b * RT_SAMPLES + q2] = S.scond[a * RT_SAMPLES + q2];
+    }
     for (int f = 0; f < RT_SC_FIELDS; ++f) S.sc[f * cap + b] = S.sc[f * cap + a];
     for (int f = 0; f < RT_CT_FIELDS; ++f) S.ct[f * cap + b] = S.ct[f * cap + a];
     S.taueval[b] = S.taueval[a];

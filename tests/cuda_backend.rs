@@ -15,6 +15,7 @@ use pathtrack::system::{self, System};
 use rand::{Rng, SeedableRng};
 
 mod common_random;
+mod common_slots;
 use common_random::{random_homotopy, rc};
 
 /// The tests of this file take turns on the GPU: each backend sizes its slots from the free
@@ -1366,4 +1367,13 @@ fn two_backends_at_once_match_one_backend_alone() {
             covered(e, e0, 1e-8).unwrap_or_else(|m| panic!("{name}: thread {w}: {m}"));
         }
     }
+}
+
+/// The slots' rule for paths beyond double precision in `rt_advance` (kernels/track.cu),
+/// as in the host's step machine (`common_slots::beyond_double_in_slots`).
+#[test]
+fn paths_beyond_double_precision_end_in_their_slots_on_the_gpu() {
+    let _one_at_a_time = serial();
+    let Some(g) = gpu() else { return };
+    common_slots::beyond_double_in_slots(g);
 }

@@ -8,6 +8,8 @@ use pathtrack::solver::{solve_collect, SolveOptions, StartKind};
 use pathtrack::system::{self, System};
 use pathtrack::track::resident::host::HostResident;
 
+mod common_slots;
+
 fn shipped(name: &str) -> System {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("systems")
@@ -184,4 +186,10 @@ fn recovery_starts_during_the_first_pass_with_the_same_endpoints() {
         (early.retracked, early.recovered)
     );
     assert!(early_lines == after_lines, "endpoints differ");
+}
+
+/// Paths beyond double precision end in their slots (`common_slots::beyond_double_in_slots`).
+#[test]
+fn paths_beyond_double_precision_end_in_their_slots() {
+    common_slots::beyond_double_in_slots(HostResident::new(2).unwrap());
 }

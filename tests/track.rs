@@ -145,7 +145,7 @@ fn paths_beyond_double_precision_are_told_from_huge_and_singular_solutions() {
     use pathtrack::track::path::{beyond_double, DIVERGENCE_S, DOUBLE_COND_LIMIT};
     let c = 2e5 * (0.1f64 / 27.0).powi(2);
     let (samples, conds) = power_law_samples(1.0, c, 2.0, 4);
-    let (v, k) = beyond_double(&conds[1..], &samples).expect("beyond double precision");
+    let (v, k) = beyond_double(&conds[1..], &samples, 0.0).expect("beyond double precision");
     assert!(
         (v - 1.0).abs() < 1e-3 && (k - 2.0).abs() < 1e-9,
         "v = {v}, k = {k}"
@@ -154,24 +154,32 @@ fn paths_beyond_double_precision_are_told_from_huge_and_singular_solutions() {
     assert!(cond * (s / DIVERGENCE_S).powf(k) > DOUBLE_COND_LIMIT);
 
     let (finite, conds0) = power_law_samples(0.0, c, 2.0, 4);
-    assert_eq!(beyond_double(&conds0[1..], &finite), None, "valuation 0");
+    assert_eq!(
+        beyond_double(&conds0[1..], &finite, 0.0),
+        None,
+        "valuation 0"
+    );
     // κ ∝ 1/s reaching 1e8 at s = 1e-8: double precision suffices.
     let (_, slow) = power_law_samples(1.0, 1.0, 1.0, 4);
-    assert_eq!(beyond_double(&slow[1..], &samples), None, "slow growth");
+    assert_eq!(
+        beyond_double(&slow[1..], &samples, 0.0),
+        None,
+        "slow growth"
+    );
     let (_, small) = power_law_samples(1.0, c / 10.0, 2.0, 4);
     assert!(small[3].1 < pathtrack::track::path::BEYOND_DOUBLE_MIN_COND);
     assert_eq!(
-        beyond_double(&small[1..], &samples),
+        beyond_double(&small[1..], &samples, 0.0),
         None,
         "small condition"
     );
     assert_eq!(
-        beyond_double(&conds[2..], &samples[2..]),
+        beyond_double(&conds[2..], &samples[2..], 0.0),
         None,
         "two samples"
     );
     // A rate measured on one pair only is not enough: the older pair grows slowly.
     let mut uneven = conds.clone();
     uneven[1].1 = conds[2].1 / 1.1;
-    assert_eq!(beyond_double(&uneven[1..], &samples), None, "one pair");
+    assert_eq!(beyond_double(&uneven[1..], &samples, 0.0), None, "one pair");
 }

@@ -76,6 +76,8 @@ pub const BEYOND_DOUBLE_MIN_RATE: f64 = 0.5;
 /// [`BEYOND_DOUBLE_MIN_RATE`] on both pairs of `conds`, the newest κ is at least
 /// [`BEYOND_DOUBLE_MIN_COND`], and κ extrapolated with the smaller `k` to `s =`
 /// [`DIVERGENCE_S`] reaches [`DOUBLE_COND_LIMIT`]. Returns the newest valuation and `k`.
+/// `s = τ_end − τ` of a sample: `tau_end` is the tracker's. Both step machines apply it:
+/// [`PathState`] and the resident slots (`track::resident::slot`, `kernels/track.cu`).
 ///
 /// Such a path used to go on until its steps underflowed where `κ·ε` swamped them, and was
 /// then put at infinity by the same valuation estimate: cyclic-12's paths towards the
@@ -86,13 +88,17 @@ pub const BEYOND_DOUBLE_MIN_RATE: f64 = 0.5;
 /// `s > 1/‖x‖`, and its κ stays below what double resolves until then (the double tracker
 /// takes chandra-12's paths to their solutions of norm 1e8 down to s ≈ 1e-13); with the
 /// rule chandra-12 and chandra-13 take the same steps, path for path.
-pub fn beyond_double(conds: &[(f64, f64)], samples: &[(f64, Vec<C64>)]) -> Option<(f64, f64)> {
+pub fn beyond_double(
+    conds: &[(f64, f64)],
+    samples: &[(f64, Vec<C64>)],
+    tau_end: f64,
+) -> Option<(f64, f64)> {
     let (k, m) = (samples.len(), conds.len());
     if k < 3 || m < 3 {
         return None;
     }
-    let v1 = homogenizing_valuation(&samples[k - 3..k - 1], 0.0)?;
-    let v2 = homogenizing_valuation(&samples[k - 2..], 0.0)?;
+    let v1 = homogenizing_valuation(&samples[k - 3..k - 1], tau_end)?;
+    let v2 = homogenizing_valuation(&samples[k - 2..], tau_end)?;
     if v1.min(v2) <= 2.0 * VALUATION_TOL {
         return None;
     }
@@ -104,6 +110,15 @@ pub fn beyond_double(conds: &[(f64, f64)], samples: &[(f64, Vec<C64>)]) -> Optio
         && cond >= BEYOND_DOUBLE_MIN_COND
         && reach >= DOUBLE_COND_LIMIT.ln())
     .then_some((v2, r))
+}
+
+/// The reason of a path stopped by [`beyond_double`] (valuation `v`, growth `k`) at `s`
+/// with condition estimate `cond`, whichever step machine stopped it.
+pub fn beyond_double_reason(v: f64, k: f64, s: f64, cond: f64) -> String {
+    format!(
+        "{DIVERGING} (valuation {v:.3}; condition {cond:.1e} at s = {s:.1e}, growing like \
+         s^-{k:.1}: beyond double precision before s = {DIVERGENCE_S:.0e})"
+    )
 }
 
 /// A path in the endgame zone looks singular (and switches to the Cauchy endgame) when the
@@ -1107,13 +1122,11 @@ impl PathState {
                         ))));
                     }
                     if sampled && self.cauchy.is_none() && opts.stop_beyond_double {
-                        if let Some((v, k)) = beyond_double(&self.sample_conds, &self.samples) {
+                        let beyond = beyond_double(&self.sample_conds, &self.samples, opts.tau_end);
+                        if let Some((v, k)) = beyond {
                             let (s, cond) = (opts.tau_end - self.tau, self.cond);
-                            return Some(self.finish(TrackCode::StoppedInEndgame(format!(
-                                "{DIVERGING} (valuation {v:.3}; condition {cond:.1e} at s = \
-                                 {s:.1e}, growing like s^-{k:.1}: beyond double precision \
-                                 before s = {DIVERGENCE_S:.0e})"
-                            ))));
+                            let why = beyond_double_reason(v, k, s, cond);
+                            return Some(self.finish(TrackCode::StoppedInEndgame(why)));
                         }
                     }
                     if self.accepted + self.rejected >= opts.max_steps {

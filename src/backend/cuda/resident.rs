@@ -55,6 +55,7 @@ struct RtState {
     cond_out: u64,
     lifts: u64,
     ddm: u64,
+    scond: u64,
     cap: i64,
 }
 unsafe impl DeviceRepr for RtState {}
@@ -93,9 +94,14 @@ struct RtOpts {
     zone_cond_dd: f64,
     dd_checkpoint_s: f64,
     dd_entry_s: f64,
+    beyond_double_min_cond: f64,
+    beyond_double_min_rate: f64,
+    double_cond_limit: f64,
     /// 1: slots enter double-double mode (`slot::Slot::residual`), 0: they hand such paths
     /// to the host.
     dd_residuals: u32,
+    /// 1: slots stop paths beyond double precision (`TrackerOptions::stop_beyond_double`).
+    stop_beyond_double: u32,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -132,7 +138,11 @@ impl RtOpts {
             zone_cond_dd: ZONE_COND_DD,
             dd_checkpoint_s: crate::track::dd::DD_CHECKPOINT_S,
             dd_entry_s: DD_ENTRY_S,
+            beyond_double_min_cond: crate::track::path::BEYOND_DOUBLE_MIN_COND,
+            beyond_double_min_rate: crate::track::path::BEYOND_DOUBLE_MIN_RATE,
+            double_cond_limit: crate::track::path::DOUBLE_COND_LIMIT,
             dd_residuals: crate::track::resident::dd_residuals_enabled() as u32,
+            stop_beyond_double: o.stop_beyond_double as u32,
         }
     }
 }
@@ -208,7 +218,7 @@ const STATUS_BUF: usize = 8;
 
 /// Double2 words of one record of `rt_gather`.
 fn record_len(nn: usize) -> usize {
-    nn * (2 + SAMPLES) + 6
+    nn * (2 + SAMPLES) + 8
 }
 
 impl CudaBackend {
@@ -252,9 +262,10 @@ impl CudaBackend {
     fn slot_bytes(&self) -> Result<usize> {
         let l = self.loaded()?;
         let (nn, m) = (l.nn, l.m);
-        // y, yc, k (4), yeval, entry y, samples; τ_eval; sc; ct; 5 bytes; sample τ; lifts
+        // y, yc, k (4), yeval, entry y, samples; τ_eval; sc; ct; 5 bytes; sample τ and κ;
+        // lifts
         let state =
-            16 * nn * (8 + SAMPLES) + 16 + 8 * SC_FIELDS + 4 * CT_FIELDS + 5 + 8 * SAMPLES + 8 * m;
+            16 * nn * (8 + SAMPLES) + 16 + 8 * SC_FIELDS + 4 * CT_FIELDS + 5 + 16 * SAMPLES + 8 * m;
         // a record read back, or a start point loaded
         let stage = 4 + (16 * record_len(nn)).max(16 * nn + 17 + 8 * m);
         Ok(state + stage + l.bytes_per_point())
@@ -295,6 +306,7 @@ impl CudaBackend {
             c16(SAMPLES * cap * nn)?,         // sy
             d.alloc::<u8>(cap)?,              // nsamp
             d.alloc::<u8>(cap)?,              // ddm
+            d.alloc::<f64>(SAMPLES * cap)?,   // scond
         ];
         d.fill_bytes(&bufs[STATUS_BUF], SLOT_EMPTY)?;
         let b = self
@@ -318,6 +330,7 @@ impl CudaBackend {
             sy: p(12),
             nsamp: p(13),
             ddm: p(14),
+            scond: p(15),
             euler: b.euler.ptr,
             newton: b.newton.ptr,
             cond_out: b.cond.ptr,
@@ -818,6 +831,7 @@ fn snapshot(w: &[C64], nn: usize) -> Snapshot {
         samples: (0..nsamp.min(SAMPLES))
             .map(|q| (stau[q], w[(2 + q) * nn..(3 + q) * nn].to_vec()))
             .collect(),
+        sample_conds: [m[6].re, m[6].im, m[7].re, m[7].im][..nsamp.min(SAMPLES)].to_vec(),
     }
 }
 

@@ -23,6 +23,11 @@
 //! valuation that stays positive ([`stable_divergence`], the host's rule) ends it as
 //! diverging ([`EXIT_DIVERGED`]). On chandra-12 about 1,000 paths per seed (to solutions
 //! of norm 1e4–1e8, κ up to 1e14) are in this case: they were most of the host's rounds.
+//! Outside double-double mode a path heading to infinity whose condition estimate grows
+//! too fast for double precision to reach the divergence test ([`beyond_double`], the host
+//! tracker's rule, from the condition estimates kept with the samples) ends here as
+//! diverging ([`EXIT_BEYOND_DOUBLE`]): before session 31 such paths went on until their
+//! estimate passed [`ZONE_COND`] and the host tracked their zone again.
 //! Failures before the zone end the path ([`EXIT_FAILED`] + reason).
 
 use super::{SlotExit, ZONE_COND, ZONE_STEPS};
@@ -30,9 +35,10 @@ use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::eval::Residual;
 use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
-    finite, log_to_projective, newton_converged, norm, normalize, overshoots_log_switch, regime,
-    stable_divergence, step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S,
-    DIVERGING, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
+    beyond_double, beyond_double_reason, finite, log_to_projective, newton_converged, norm,
+    normalize, overshoots_log_switch, regime, stable_divergence, step_factor, switch_coordinates,
+    switches_coordinates, Regime, DIVERGENCE_S, DIVERGING, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
+    STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -54,6 +60,14 @@ pub const EXIT_CONTINUE: u8 = 4;
 /// In double-double mode: the homogenizing coordinate's valuation stayed positive
 /// ([`stable_divergence`]): the path ends as diverging, as the host tracker ends it.
 pub const EXIT_DIVERGED: u8 = 5;
+/// Outside double-double mode, in projective coordinates, on the first pass
+/// (`TrackerOptions::stop_beyond_double`): the host's rule [`beyond_double`] on the
+/// samples and their condition estimates says double precision cannot take the path to the
+/// divergence test: it ends as diverging, as the host tracker ends it. cyclic-12's paths
+/// to its positive-dimensional sets at infinity (a quarter of its 500,352) went to the host
+/// at `κ > ZONE_COND` instead, which tracked their whole zone again: 363 of the GPU's
+/// 369 s first pass in session 30.
+pub const EXIT_BEYOND_DOUBLE: u8 = 6;
 /// In double-double mode a path in the zone goes back to the host when its condition
 /// estimate exceeds this (ZONE_COND otherwise): with the residual in double-double Newton
 /// still converges, at the rate `κ·ε` per correction, and chandra-12's solutions of huge
@@ -127,6 +141,8 @@ pub struct Slot {
     halved_at: u32,
     /// Endgame samples `(τ, y)`, oldest first (as [`crate::track::PathState`]'s).
     pub samples: Vec<(f64, Vec<C64>)>,
+    /// The condition estimate at each sample (same order), for [`beyond_double`].
+    pub sample_conds: Vec<f64>,
     /// The backend can compute this slot's residuals in double-double.
     dd_residuals: bool,
     /// Double-double mode (see the module's doc): Newton corrections with a double-double
@@ -173,6 +189,7 @@ impl Slot {
             halved_s: f64::INFINITY,
             halved_at: 0,
             samples: Vec::new(),
+            sample_conds: Vec::new(),
             dd_residuals,
             dd: false,
         }
@@ -204,6 +221,7 @@ impl Slot {
             self.entry = Some((tau0, y0.clone(), false));
         }
         self.samples.truncate(1);
+        self.sample_conds.truncate(1);
         self.y.copy_from_slice(&y0);
         self.eval_y.copy_from_slice(&y0);
         self.tau = tau0;
@@ -411,8 +429,10 @@ impl Slot {
             if due {
                 if self.samples.len() == MAX_SAMPLES {
                     self.samples.remove(0);
+                    self.sample_conds.remove(0);
                 }
                 self.samples.push((self.tau, self.y.clone()));
+                self.sample_conds.push(self.cond);
                 if self.dd {
                     if stable_divergence(&self.samples, opts.tau_end).is_some() {
                         self.status = EXIT_DIVERGED;
@@ -428,6 +448,10 @@ impl Slot {
                         self.status = EXIT_CONTINUE;
                         return;
                     }
+                    if opts.stop_beyond_double && !self.log && self.beyond_double(opts.tau_end) {
+                        self.status = EXIT_BEYOND_DOUBLE;
+                        return;
+                    }
                 }
             }
         }
@@ -435,6 +459,11 @@ impl Slot {
             return self.stop(F_STEPS);
         }
         self.begin_step(opts);
+    }
+
+    /// True when [`beyond_double`] stops the path (its samples and their condition estimates).
+    fn beyond_double(&self, tau_end: f64) -> bool {
+        beyond_double_at(&self.samples, &self.sample_conds, tau_end).is_some()
     }
 
     /// What the host gets back from a slot that left (`status` not active), or, with
@@ -453,6 +482,7 @@ impl Slot {
             log: self.log,
             entry: self.entry.clone(),
             samples: self.samples.clone(),
+            sample_conds: self.sample_conds.clone(),
             h: self.h,
         }
         .exit(evict, tau_end)
@@ -471,6 +501,8 @@ pub struct Snapshot {
     pub log: bool,
     pub entry: Option<(f64, Vec<C64>, bool)>,
     pub samples: Vec<(f64, Vec<C64>)>,
+    /// The condition estimate at each sample.
+    pub sample_conds: Vec<f64>,
     /// The step size the slot would try next.
     pub h: f64,
 }
@@ -493,6 +525,12 @@ impl Snapshot {
             EXIT_DIVERGED => {
                 let v = homogenizing_valuation(&self.samples, tau_end).unwrap_or(f64::NAN);
                 let why = format!("{DIVERGING} (valuation {v:.3})");
+                Some(self.ended(TrackCode::StoppedInEndgame(why)))
+            }
+            EXIT_BEYOND_DOUBLE => {
+                let (v, k) = beyond_double_at(&self.samples, &self.sample_conds, tau_end)
+                    .unwrap_or((f64::NAN, f64::NAN));
+                let why = beyond_double_reason(v, k, tau_end - self.tau, self.cond);
                 Some(self.ended(TrackCode::StoppedInEndgame(why)))
             }
             s if s >= EXIT_FAILED => {
@@ -583,6 +621,21 @@ impl Snapshot {
     }
 }
 
+/// [`beyond_double`] on endgame samples `(τ, y)` and the condition estimates `conds` at
+/// them (same order).
+fn beyond_double_at(
+    samples: &[(f64, Vec<C64>)],
+    conds: &[f64],
+    tau_end: f64,
+) -> Option<(f64, f64)> {
+    let conds: Vec<(f64, f64)> = samples
+        .iter()
+        .zip(conds)
+        .map(|((t, _), &c)| (tau_end - t, c))
+        .collect();
+    beyond_double(&conds, samples, tau_end)
+}
+
 /// A slot's zone entry `(τ, y, log)` as a double-double checkpoint: only in projective
 /// coordinates.
 fn entry_checkpoint(entry: Option<(f64, Vec<C64>, bool)>) -> Option<(f64, Vec<C64>)> {
@@ -614,6 +667,7 @@ mod tests {
                 .iter()
                 .map(|&s| (-s, point(s)))
                 .collect(),
+            sample_conds: vec![10.0; 4],
             h: 1e-10,
         }
     }
@@ -820,6 +874,47 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A slot on `far` at s = 1.2e-2 (samples at s = 2.7e-2 and 9e-3, condition estimates
+    /// `κ(s)` there) after the step that lands at s = 3e-3 with `κ(3e-3)`, a new sample.
+    fn fast_growing_slot(kappa: fn(f64) -> f64, opts: &TrackerOptions) -> Slot {
+        let samples = [2.7e-2, 9e-3 * 1.0001];
+        let mut s = zone_slot_with(-1.2e-2, 9e-3, &samples, true, far);
+        s.sample_conds = samples.iter().map(|&s| kappa(s)).collect();
+        s.yc = far(3e-3);
+        s.advance(&zero(2), &zero(2), kappa(3e-3), opts);
+        s
+    }
+
+    /// The host's rule `beyond_double` in the slot: heading to infinity (valuation 1) with
+    /// κ ∼ s^−2, 2e5 at s = 3e-3, the path would pass 1/ε before s = 1e-8: it ends in its
+    /// slot as diverging, with the host's reason; not in recovery rounds
+    /// (`stop_beyond_double` off), nor when κ grows like 1/s.
+    #[test]
+    fn slots_stop_paths_beyond_double_precision_as_the_host_does() {
+        let opts = TrackerOptions::default();
+        let fast = fast_growing_slot(|s| 2e5 * (3e-3 / s).powi(2), &opts);
+        assert_eq!(fast.status, EXIT_BEYOND_DOUBLE);
+        assert_eq!(fast.sample_conds.len(), fast.samples.len());
+        match fast.exit(false, 0.0) {
+            Some(SlotExit::End { code, tau, .. }) => {
+                assert!((tau + 3e-3).abs() < 1e-15, "{tau}");
+                let TrackCode::StoppedInEndgame(why) = &code else {
+                    panic!("{code:?}")
+                };
+                assert!(
+                    why.starts_with("diverging (valuation 1.000; condition 2.0e5 at s = 3.0e-3")
+                        && why.contains("s^-2.0: beyond double precision"),
+                    "{why}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let recovery = fast_growing_slot(|s| 2e5 * (3e-3 / s).powi(2), &opts.tightened(1));
+        assert_eq!(recovery.status, SLOT_ACTIVE);
+        let slow = fast_growing_slot(|s| 2e5 * 3e-3 / s, &opts);
+        assert_eq!(slow.status, SLOT_ACTIVE);
     }
 
     /// A path evicted in the tail goes on from its oldest sample when it is in the zone

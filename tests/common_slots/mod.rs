@@ -1,0 +1,134 @@
+//! A resident backend that tallies how paths leave its slots (shared by the CPU and CUDA
+//! tests of `track::resident`).
+
+use num_complex::Complex64 as C64;
+use pathtrack::backend::{Backend, DirectionsOut};
+use pathtrack::error::Result;
+use pathtrack::eval::{EvalLayout, Points};
+use pathtrack::homotopy::Homotopy;
+use pathtrack::post::{Endpoint, Status};
+use pathtrack::solver::SolveOptions;
+use pathtrack::track::resident::{ResidentTracker, SlotExit};
+use pathtrack::track::{StartPoint, TrackCode, TrackerOptions};
+use std::sync::Arc;
+
+/// How paths left the slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Exits {
+    /// Ended in their slot as diverging by `track::path::beyond_double`.
+    pub beyond_double: u64,
+    /// Ended in their slot otherwise.
+    pub ended: u64,
+    /// Went on on the host.
+    pub continued: u64,
+}
+
+/// `inner` with its slot exits counted in `exits`.
+pub struct Tally<B> {
+    pub inner: B,
+    pub exits: Exits,
+}
+
+impl<B: Backend + ResidentTracker> Backend for Tally<B> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn set_homotopy(&mut self, h: &Homotopy) -> Result<()> {
+        self.inner.set_homotopy(h)
+    }
+    fn setup_note(&self) -> Option<String> {
+        self.inner.setup_note()
+    }
+    fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()> {
+        self.inner.extended_jacobians(pts, out)
+    }
+    fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
+        self.inner.directions(pts, out)
+    }
+    fn resident(&mut self) -> Option<&mut dyn ResidentTracker> {
+        Some(self)
+    }
+    fn host_pool(&self) -> Option<Arc<rayon::ThreadPool>> {
+        self.inner.host_pool()
+    }
+}
+
+impl<B: Backend + ResidentTracker> ResidentTracker for Tally<B> {
+    fn begin(&mut self, opts: &TrackerOptions) -> Result<usize> {
+        self.inner.begin(opts)
+    }
+    fn load(&mut self, starts: &[(usize, StartPoint)]) -> Result<()> {
+        self.inner.load(starts)
+    }
+    fn launch(&mut self, iterations: u32) -> Result<()> {
+        self.inner.launch(iterations)
+    }
+    fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>> {
+        let out = self.inner.collect(evict)?;
+        for (_, e) in &out {
+            match e {
+                SlotExit::End {
+                    code: TrackCode::StoppedInEndgame(why),
+                    ..
+                } if why.contains("beyond double precision") => self.exits.beyond_double += 1,
+                SlotExit::End { .. } => self.exits.ended += 1,
+                SlotExit::Continue { .. } => self.exits.continued += 1,
+            }
+        }
+        Ok(out)
+    }
+    fn host_engine(&self) -> Result<(&EvalLayout, Arc<rayon::ThreadPool>)> {
+        self.inner.host_engine()
+    }
+    fn compact(&mut self) -> Result<Vec<(usize, usize)>> {
+        self.inner.compact()
+    }
+    fn profile(&self) -> Option<String> {
+        self.inner.profile()
+    }
+}
+
+/// cyclic-9 (polyhedral, seed 1), paths 3000–3999 on `backend`: the paths that the host's
+/// rule `track::path::beyond_double` stops (heading to infinity with a condition growing too
+/// fast for double precision) end in their slots (`slot::EXIT_BEYOND_DOUBLE`), all but
+/// those evicted to the host in the tail of the batch. Until session 31 the slots kept no
+/// condition estimates at their samples: such paths went on until κ passed `ZONE_COND`,
+/// and the host tracked their endgame zone again (on the GPU, cyclic-12's first pass spent
+/// 363 of its 369 s in those host rounds).
+pub fn beyond_double_in_slots<B: Backend + ResidentTracker>(backend: B) {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic9.yaml");
+    let sys = pathtrack::system::load(&p).unwrap();
+    let mut b = Tally {
+        inner: backend,
+        exits: Exits::default(),
+    };
+    let opts = SolveOptions {
+        seed: 1,
+        only: Some((3000..4000).collect()),
+        ..Default::default()
+    };
+    let mut beyond = 0u64;
+    let s = pathtrack::solver::solve(&sys, &opts, &mut b, &mut |e: &Endpoint| {
+        let why = e.reason.as_deref().unwrap_or("");
+        if e.attempt == 0 && why.contains("beyond double precision") {
+            assert_eq!(e.status, Status::AtInfinity, "path {}: {why}", e.path);
+            beyond += 1;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let (tail, x) = (pathtrack::track::resident::TAIL as u64, b.exits);
+    eprintln!(
+        "{}: {beyond} paths beyond double precision; slot exits {x:?}",
+        s.backend
+    );
+    // more than the tail could hold (54 on the CPU in session 31, all in their slots)
+    assert!(
+        beyond > tail + 10,
+        "{beyond} paths beyond double precision; {s:?}"
+    );
+    assert!(
+        x.beyond_double <= beyond && x.beyond_double + tail >= beyond,
+        "{beyond} paths beyond double precision, {x:?}"
+    );
+}
