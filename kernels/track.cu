@@ -96,7 +96,7 @@ struct RtOpts {
     double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
         eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s, dd_entry_s,
         beyond_double_min_cond, beyond_double_min_rate, double_cond_limit;
-    unsigned int dd_residuals, stop_beyond_double;
+    unsigned int dd_residuals, stop_beyond_double, zone_steps_to_infinity;
 };
 
 
@@ -486,7 +486,15 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.ct[RT_HALVED_AT * cap + i] = steps;
         }
         const double zone_cond = S.ddm[i] ? o.zone_cond_dd : o.zone_cond;
-        if (cond > zone_cond || steps - S.ct[RT_HALVED_AT * cap + i] >= o.zone_steps) {
+        const unsigned since_halved = steps - S.ct[RT_HALVED_AT * cap + i];
+        // a path heading to infinity (valuation between its last two samples) stalls only at
+        // the host's limit ZONE_STEPS_TO_INFINITY ≥ ZONE_STEPS (slot.rs)
+        const int nsz = S.nsamp[i];
+        const bool stalled =
+            since_halved >= o.zone_steps &&
+            (since_halved >= o.zone_steps_to_infinity || lg || nsz < 2 ||
+             !(rt_valuation(S, o, i, nsz - 2) > 2.0 * o.valuation_tol));
+        if (cond > zone_cond || stalled) {
             // ill-conditioned late in the zone: double-double mode from the oldest sample
             // (slot.rs DD_ENTRY_S), else to the host from the zone entry
             const bool ill = cond > o.zone_cond && s <= o.dd_entry_s;

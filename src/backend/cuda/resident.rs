@@ -16,7 +16,9 @@ use crate::track::path::{
     STAGNATION_TOL,
 };
 use crate::track::resident::slot::{Snapshot, DD_ENTRY_S, SLOT_ACTIVE, SLOT_EMPTY, ZONE_COND_DD};
-use crate::track::resident::{compaction_moves, ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS};
+use crate::track::resident::{
+    compaction_moves, ResidentTracker, SlotExit, ZONE_COND, ZONE_STEPS, ZONE_STEPS_TO_INFINITY,
+};
 use crate::track::{StartPoint, TrackerOptions};
 use cudarc::driver::{DeviceRepr, PushKernelArg};
 use num_complex::Complex64 as C64;
@@ -102,6 +104,7 @@ struct RtOpts {
     dd_residuals: u32,
     /// 1: slots stop paths beyond double precision (`TrackerOptions::stop_beyond_double`).
     stop_beyond_double: u32,
+    zone_steps_to_infinity: u32,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -143,6 +146,7 @@ impl RtOpts {
             double_cond_limit: crate::track::path::DOUBLE_COND_LIMIT,
             dd_residuals: crate::track::resident::dd_residuals_enabled() as u32,
             stop_beyond_double: o.stop_beyond_double as u32,
+            zone_steps_to_infinity: ZONE_STEPS_TO_INFINITY,
         }
     }
 }

@@ -30,7 +30,7 @@
 //! estimate passed [`ZONE_COND`] and the host tracked their zone again.
 //! Failures before the zone end the path ([`EXIT_FAILED`] + reason).
 
-use super::{SlotExit, ZONE_COND, ZONE_STEPS};
+use super::{SlotExit, ZONE_COND, ZONE_STEPS, ZONE_STEPS_TO_INFINITY};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::eval::Residual;
 use crate::track::dd::DD_CHECKPOINT_S;
@@ -411,7 +411,12 @@ impl Slot {
                 (self.halved_s, self.halved_at) = (s, self.steps());
             }
             let limit = if self.dd { ZONE_COND_DD } else { ZONE_COND };
-            if self.cond > limit || self.steps() - self.halved_at >= ZONE_STEPS {
+            let stall = if self.heading_to_infinity(opts.tau_end) {
+                ZONE_STEPS_TO_INFINITY
+            } else {
+                ZONE_STEPS
+            };
+            if self.cond > limit || self.steps() - self.halved_at >= stall {
                 let ill = self.cond > ZONE_COND && s <= DD_ENTRY_S;
                 if ill && !self.dd && self.dd_residuals && !self.log && !self.samples.is_empty() {
                     return self.enter_dd(opts);
@@ -459,6 +464,14 @@ impl Slot {
             return self.stop(F_STEPS);
         }
         self.begin_step(opts);
+    }
+
+    /// In projective coordinates, the homogenizing coordinate's valuation between the last
+    /// two samples is above `2·VALUATION_TOL` (as `PathState::heading_to_infinity`).
+    fn heading_to_infinity(&self, tau_end: f64) -> bool {
+        !self.log
+            && homogenizing_valuation(&self.samples, tau_end)
+                .is_some_and(|v| v > 2.0 * VALUATION_TOL)
     }
 
     /// True when [`beyond_double`] stops the path (its samples and their condition estimates).
@@ -915,6 +928,25 @@ mod tests {
         assert_eq!(recovery.status, SLOT_ACTIVE);
         let slow = fast_growing_slot(|s| 2e5 * 3e-3 / s, &opts);
         assert_eq!(slow.status, SLOT_ACTIVE);
+    }
+
+    /// `ZONE_STEPS` steps in the zone without halving `s`: a slot heading to infinity
+    /// (valuation 1 between its samples) goes on, up to `ZONE_STEPS_TO_INFINITY`; one that
+    /// is not (valuation 0) goes back to the host.
+    #[test]
+    fn slots_heading_to_infinity_stall_at_the_hosts_limit() {
+        let opts = TrackerOptions::default();
+        let after = |at: fn(f64) -> Vec<C64>, since: u32| {
+            let mut s = zone_slot_with(-2e-3, 1e-4, &[8.1e-3, 2.7e-3], true, at);
+            s.halved_at = s.steps() + 1 - since;
+            s.advance(&zero(2), &zero(2), 10.0, &opts);
+            s
+        };
+        assert_eq!(after(far, ZONE_STEPS).status, SLOT_ACTIVE);
+        assert_eq!(after(point, ZONE_STEPS).status, EXIT_HANDOFF);
+        assert_eq!(after(far, ZONE_STEPS - 1).status, SLOT_ACTIVE);
+        assert_eq!(after(point, ZONE_STEPS - 1).status, SLOT_ACTIVE);
+        assert_eq!(after(far, ZONE_STEPS_TO_INFINITY).status, EXIT_HANDOFF);
     }
 
     /// A path evicted in the tail goes on from its oldest sample when it is in the zone
