@@ -132,6 +132,20 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Distinct solutions from endpoints (`report::Tally::solutions` and `suspects`, which the
+    /// summary and every recovery round compute): `nonsingular` random points in C^n, every
+    /// tenth reached by two paths, and `singular` endpoints, a tenth of them on a
+    /// nonsingular solution; seconds per call.
+    Tally {
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000, 400_000])]
+        nonsingular: Vec<usize>,
+        #[arg(long, default_value_t = 10_000)]
+        singular: usize,
+        #[arg(long, default_value_t = 12)]
+        n: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// The CUDA backend alone: `steps` device-resident Euler–Newton steps (one Euler
     /// prediction + one Newton iteration) of p paths (T. Chen, Tables 1–2).
     Step {
@@ -215,6 +229,12 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             threads,
         } => bench_eval(systems, p, *threads),
         BenchWhat::Dd { systems, seed } => bench_dd(systems, *seed),
+        BenchWhat::Tally {
+            nonsingular,
+            singular,
+            n,
+            seed,
+        } => bench_tally(nonsingular, *singular, *n, *seed),
         BenchWhat::Cells {
             systems,
             threads,
@@ -361,6 +381,79 @@ fn seconds_per_call(mut f: impl FnMut() -> Result<()>) -> Result<f64> {
         reps += 1;
     }
     Ok(clock.elapsed().as_secs_f64() / reps as f64)
+}
+
+/// See [`BenchWhat::Tally`].
+fn bench_tally(nonsingular: &[usize], singular: usize, n: usize, seed: u64) -> Result<i32> {
+    use crate::post::{Endpoint, Status};
+    use num_complex::Complex64 as C64;
+    use rand::{Rng, SeedableRng};
+    println!("# Tally::solutions and ::suspects on random endpoints in C^{n}, one thread");
+    println!(
+        "{:>12} {:>10} {:>14} {:>10} {:>13} {:>9}",
+        "nonsingular", "singular", "solutions (s)", "distinct", "suspects (s)", "suspects"
+    );
+    for &ns in nonsingular {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut point = || -> Vec<C64> {
+            (0..n)
+                .map(|_| {
+                    C64::new(
+                        rng.random::<f64>() * 4.0 - 2.0,
+                        rng.random::<f64>() * 4.0 - 2.0,
+                    )
+                })
+                .collect()
+        };
+        let endpoint = |path: u64, status: Status, x: Vec<C64>, condition: f64| Endpoint {
+            path,
+            status,
+            reason: None,
+            projective: Vec::new(),
+            coordinates: Some(x),
+            residual: 1e-15,
+            condition,
+            accepted: 0,
+            rejected: 0,
+            valuation: None,
+            winding: None,
+            accuracy: None,
+            rank: None,
+            attempt: 0,
+            refined_dd: false,
+        };
+        let mut tally = crate::report::Tally::default();
+        let mut path = 0u64;
+        let mut solutions = Vec::with_capacity(ns);
+        for i in 0..ns {
+            let x = point();
+            let copies = if i % 10 == 0 { 2 } else { 1 };
+            for _ in 0..copies {
+                tally.add(&endpoint(path, Status::Nonsingular, x.clone(), 10.0));
+                path += 1;
+            }
+            solutions.push(x);
+        }
+        for i in 0..singular {
+            let x = if i % 10 == 0 && ns > 0 {
+                solutions[(i * 7919 + 1) % ns].clone()
+            } else {
+                point()
+            };
+            tally.add(&endpoint(path, Status::Singular, x, 1e14));
+            path += 1;
+        }
+        let clock = std::time::Instant::now();
+        let distinct = tally.solutions().len();
+        let t_solutions = clock.elapsed().as_secs_f64();
+        let clock = std::time::Instant::now();
+        let suspects = tally.suspects().len();
+        let t_suspects = clock.elapsed().as_secs_f64();
+        println!(
+            "{ns:>12} {singular:>10} {t_solutions:>14.3} {distinct:>10} {t_suspects:>13.3} {suspects:>9}"
+        );
+    }
+    Ok(0)
 }
 
 fn bench_dd(systems: &[String], seed: u64) -> Result<i32> {

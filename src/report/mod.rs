@@ -505,18 +505,16 @@ impl Tally {
                 s.status = Status::Singular;
             }
         }
-        for s in Self::clusters(&sg, DEDUP_TOL_SINGULAR, Status::Singular) {
-            let scale = |x: &[C64]| 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
-            let near = out.iter_mut().find(|t| {
-                let d = t
-                    .coordinates
-                    .iter()
-                    .zip(&s.coordinates)
-                    .map(|(a, b)| (a - b).norm())
-                    .fold(0.0, f64::max);
-                d <= DEDUP_TOL_SINGULAR * scale(&t.coordinates).max(scale(&s.coordinates))
-            });
-            match near {
+        // A singular cluster joins the first nonsingular solution within DEDUP_TOL_SINGULAR.
+        // None joins another singular cluster: those are apart at that tolerance already.
+        let singular = Self::clusters(&sg, DEDUP_TOL_SINGULAR, Status::Singular);
+        let near = {
+            let targets: Vec<&[C64]> = out.iter().map(|t| &t.coordinates[..]).collect();
+            let queries: Vec<&[C64]> = singular.iter().map(|s| &s.coordinates[..]).collect();
+            dedup::first_close(&targets, &queries, DEDUP_TOL_SINGULAR)
+        };
+        for (s, near) in singular.into_iter().zip(near) {
+            match near.map(|k| &mut out[k]) {
                 Some(t) => {
                     t.status = Status::Singular;
                     t.paths.extend(&s.paths);
