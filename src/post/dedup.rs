@@ -195,7 +195,7 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         let found = got.iter().filter(|g| g.is_some()).count();
-        assert!(found >= 240 && found < 500, "{found} of {} found", qr.len());
+        assert!((240..500).contains(&found), "{found} of {} found", qr.len());
         assert_eq!(first_close(&[], &qr, tol), vec![None; qr.len()]);
     }
 
