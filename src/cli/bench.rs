@@ -406,21 +406,10 @@ fn bench_tally(nonsingular: &[usize], singular: usize, n: usize, seed: u64) -> R
                 .collect()
         };
         let endpoint = |path: u64, status: Status, x: Vec<C64>, condition: f64| Endpoint {
-            path,
-            status,
-            reason: None,
-            projective: Vec::new(),
             coordinates: Some(x),
             residual: 1e-15,
             condition,
-            accepted: 0,
-            rejected: 0,
-            valuation: None,
-            winding: None,
-            accuracy: None,
-            rank: None,
-            attempt: 0,
-            refined_dd: false,
+            ..Endpoint::new(path, status)
         };
         let mut tally = crate::report::Tally::default();
         let mut path = 0u64;

@@ -88,6 +88,28 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// Path `path` with `status` and nothing else known yet: no coordinates, residual and
+    /// condition NaN, no steps, first attempt.
+    pub fn new(path: u64, status: Status) -> Endpoint {
+        Endpoint {
+            path,
+            status,
+            reason: None,
+            projective: Vec::new(),
+            coordinates: None,
+            residual: f64::NAN,
+            condition: f64::NAN,
+            accepted: 0,
+            rejected: 0,
+            valuation: None,
+            winding: None,
+            accuracy: None,
+            rank: None,
+            attempt: 0,
+            refined_dd: false,
+        }
+    }
+
     pub fn steps(&self) -> u32 {
         self.accepted + self.rejected
     }
@@ -362,21 +384,10 @@ impl<'a> Refiner<'a> {
         let mut y = end.y;
         let (checkpoint, lifts) = (end.checkpoint.as_ref(), end.lifts.as_deref());
         let mut ep = Endpoint {
-            path: end.path,
-            status: Status::Failed,
-            reason: None,
-            projective: Vec::new(),
-            coordinates: None,
-            residual: f64::NAN,
             condition: end.cond,
             accepted: end.accepted,
             rejected: end.rejected,
-            valuation: None,
-            winding: None,
-            accuracy: None,
-            rank: None,
-            attempt: 0,
-            refined_dd: false,
+            ..Endpoint::new(end.path, Status::Failed)
         };
         let stalled = end.code.stopped_short();
         match end.code {

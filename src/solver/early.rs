@@ -337,21 +337,12 @@ mod tests {
 
     fn endpoint(path: u64, status: Status, x: Option<Vec<C64>>, condition: f64) -> Endpoint {
         Endpoint {
-            path,
-            status,
             reason: (status == Status::AtInfinity).then(|| "diverging (valuation 0.5)".into()),
-            projective: Vec::new(),
             coordinates: x,
             residual: 0.0,
             condition,
-            accepted: 0,
-            rejected: 0,
-            valuation: None,
-            winding: None,
-            accuracy: None,
-            rank: None,
-            attempt: 0,
             refined_dd: true,
+            ..Endpoint::new(path, status)
         }
     }
 
