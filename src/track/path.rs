@@ -112,6 +112,13 @@ pub fn beyond_double(
     .then_some((v2, r))
 }
 
+/// The homogenizing coordinate's valuation between the last two endgame samples `(τ, y)`
+/// (`s = τ_end − τ`) is above `2·VALUATION_TOL`: the path heads to infinity, or to a finite
+/// point of huge norm that it reaches only at much smaller `s` (both step machines).
+pub(crate) fn heading_to_infinity(samples: &[(f64, Vec<C64>)], tau_end: f64) -> bool {
+    homogenizing_valuation(samples, tau_end).is_some_and(|v| v > 2.0 * VALUATION_TOL)
+}
+
 /// The reason of a path stopped by [`beyond_double`] (valuation `v`, growth `k`) at `s`
 /// with condition estimate `cond`, whichever step machine stopped it.
 pub fn beyond_double_reason(v: f64, k: f64, s: f64, cond: f64) -> String {
@@ -676,7 +683,7 @@ impl PathState {
     /// loops enclose the branch points of that late approach, and its estimate (a point at
     /// infinity, with winding numbers like 7 or 21 on cyclic-7) would lose the solution.
     fn heading_to_infinity(&self) -> bool {
-        homogenizing_valuation(&self.samples, 0.0).is_some_and(|v| v > 2.0 * VALUATION_TOL)
+        heading_to_infinity(&self.samples, 0.0)
     }
 
     /// Starts a Cauchy round at the current point (real τ): Newton there, then the loop.

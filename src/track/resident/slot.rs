@@ -31,14 +31,14 @@
 //! Failures before the zone end the path ([`EXIT_FAILED`] + reason).
 
 use super::{SlotExit, ZONE_COND, ZONE_STEPS, ZONE_STEPS_TO_INFINITY};
-use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
+use crate::endgame::homogenizing_valuation;
 use crate::eval::Residual;
 use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
-    beyond_double, beyond_double_reason, finite, log_to_projective, newton_converged, norm,
-    normalize, overshoots_log_switch, regime, stable_divergence, step_factor, switch_coordinates,
-    switches_coordinates, Regime, DIVERGENCE_S, DIVERGING, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
-    STAGNATION_TOL,
+    beyond_double, beyond_double_reason, finite, heading_to_infinity, log_to_projective,
+    newton_converged, norm, normalize, overshoots_log_switch, regime, stable_divergence,
+    step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, DIVERGING,
+    MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -444,9 +444,7 @@ impl Slot {
                         return;
                     }
                 } else {
-                    let v = homogenizing_valuation(&self.samples, opts.tau_end);
-                    if !self.log && s <= DIVERGENCE_S && v.is_some_and(|v| v > 2.0 * VALUATION_TOL)
-                    {
+                    if s <= DIVERGENCE_S && self.heading_to_infinity(opts.tau_end) {
                         if self.dd_residuals {
                             return self.enter_dd(opts);
                         }
@@ -469,9 +467,7 @@ impl Slot {
     /// In projective coordinates, the homogenizing coordinate's valuation between the last
     /// two samples is above `2·VALUATION_TOL` (as `PathState::heading_to_infinity`).
     fn heading_to_infinity(&self, tau_end: f64) -> bool {
-        !self.log
-            && homogenizing_valuation(&self.samples, tau_end)
-                .is_some_and(|v| v > 2.0 * VALUATION_TOL)
+        !self.log && heading_to_infinity(&self.samples, tau_end)
     }
 
     /// True when [`beyond_double`] stops the path (its samples and their condition estimates).
