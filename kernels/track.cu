@@ -52,6 +52,12 @@ static_assert(RT_HALVED_AT < RT_CT_FIELDS, "ct holds fewer fields than track.cu 
 #define RT_DIVERGED 5
 #define RT_BEYOND_DOUBLE 6
 #define RT_FAILED 16
+#define RT_STOPPED 32
+// stop codes past the failure reasons (slot.rs STOP_STALLED, STOP_DIVERGED)
+#define STOP_STALLED 9
+#define STOP_DIVERGED 10
+// bit of `entered`: the slot carries a path heading to infinity (slot.rs Slot::carry)
+#define RT_CARRY 4
 // failure reasons (slot.rs FAIL_REASONS)
 #define F_SINGULAR_START 0
 #define F_START 1
@@ -73,7 +79,8 @@ struct RtState {
     double* sc;
     unsigned int* ct;
     unsigned char* status;
-    unsigned char* entered;  // 0: not yet; 1: entered in projective coordinates; 2: in log
+    unsigned char* entered;  // 0: not yet; 1: entered in projective coordinates; 2: in log;
+                             // | RT_CARRY while carrying a path heading to infinity
     double2* entry_y;
     double* stau;
     double2* sy;
@@ -96,7 +103,7 @@ struct RtOpts {
     double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
         eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s, dd_entry_s,
         beyond_double_min_cond, beyond_double_min_rate, double_cond_limit;
-    unsigned int dd_residuals, stop_beyond_double, zone_steps_to_infinity;
+    unsigned int dd_residuals, stop_beyond_double, zone_steps_to_infinity, slots_finish_diverging;
 };
 
 
@@ -194,8 +201,12 @@ __device__ __noinline__ void rt_begin_step(const RtState& S, const RtOpts& o, lo
     S.taueval[i] = cmk(tau + c, 0.0);
 }
 
+// Slot::stop: stopped in the zone where the slot carries the path, else handed back from its
+// entry point once in the zone, failed before.
 __device__ __forceinline__ void rt_stop(const RtState& S, long i, int reason) {
-    S.status[i] = S.entered[i] ? RT_HANDOFF : (unsigned char)(RT_FAILED + reason);
+    S.status[i] = (S.entered[i] & RT_CARRY) ? (unsigned char)(RT_STOPPED + reason)
+                  : S.entered[i]            ? RT_HANDOFF
+                                            : (unsigned char)(RT_FAILED + reason);
 }
 
 __device__ __noinline__ void rt_reject(const RtState& S, const RtOpts& o, long i, int reason) {
@@ -442,7 +453,8 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             rt_log_to_projective(y);
             S.logm[i] = 0;
         }
-        S.status[i] = RT_REACHED;
+        // a carried path that gets to τ_end goes to the host from its zone entry (slot.rs)
+        S.status[i] = (S.entered[i] & RT_CARRY) ? RT_HANDOFF : RT_REACHED;
         return;
     }
     if (lg) {
@@ -485,16 +497,34 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.sc[RT_HALVED * cap + i] = s;
             S.ct[RT_HALVED_AT * cap + i] = steps;
         }
-        const double zone_cond = S.ddm[i] ? o.zone_cond_dd : o.zone_cond;
-        const unsigned since_halved = steps - S.ct[RT_HALVED_AT * cap + i];
-        // a path heading to infinity (valuation between its last two samples) stalls only at
-        // the host's limit ZONE_STEPS_TO_INFINITY ≥ ZONE_STEPS (slot.rs)
+        // heading to infinity: the valuation between the last two samples (slot.rs)
         const int nsz = S.nsamp[i];
+        const bool heading =
+            !lg && nsz >= 2 && rt_valuation(S, o, i, nsz - 2) > 2.0 * o.valuation_tol;
+        bool carry = (S.entered[i] & RT_CARRY) != 0;
+        if (carry && !heading) {
+            // no longer heading to infinity: the host decides, from the zone entry
+            S.status[i] = RT_HANDOFF;
+            return;
+        }
+        carry = o.slots_finish_diverging && !S.ddm[i] && heading &&
+                (carry || (cond > o.zone_cond && s > o.dd_entry_s));
+        S.entered[i] = carry ? (S.entered[i] | RT_CARRY) : (S.entered[i] & 3);
+        const double zone_cond = (S.ddm[i] || carry) ? o.zone_cond_dd : o.zone_cond;
+        const unsigned since_halved = steps - S.ct[RT_HALVED_AT * cap + i];
+        // a path heading to infinity stalls only at the host's limit ZONE_STEPS_TO_INFINITY
         const bool stalled =
-            since_halved >= o.zone_steps &&
-            (since_halved >= o.zone_steps_to_infinity || lg || nsz < 2 ||
-             !(rt_valuation(S, o, i, nsz - 2) > 2.0 * o.valuation_tol));
-        if (cond > zone_cond || stalled) {
+            since_halved >= (heading ? o.zone_steps_to_infinity : o.zone_steps);
+        if (carry) {
+            if (cond > zone_cond) {
+                S.status[i] = RT_HANDOFF;
+                return;
+            }
+            if (stalled) {
+                rt_stop(S, i, STOP_STALLED);
+                return;
+            }
+        } else if (cond > zone_cond || stalled) {
             // ill-conditioned late in the zone: double-double mode from the oldest sample
             // (slot.rs DD_ENTRY_S), else to the host from the zone entry
             const bool ill = cond > o.zone_cond && s <= o.dd_entry_s;
@@ -529,6 +559,12 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
                 // diverging (path::stable_divergence)
                 if (rt_stable_divergence(S, o, i, ns + 1)) {
                     S.status[i] = RT_DIVERGED;
+                    return;
+                }
+            } else if (S.entered[i] & RT_CARRY) {
+                // carried: the host tracker's divergence rule (then beyond_double below)
+                if (rt_stable_divergence(S, o, i, ns + 1)) {
+                    rt_stop(S, i, STOP_DIVERGED);
                     return;
                 }
             } else if (ns >= 1 && !lg && s <= o.divergence_s) {
@@ -626,7 +662,7 @@ extern "C" __global__ void rt_gather(RtState S, const int* __restrict__ slot,
     m[2] = cmk(S.stau[i * RT_SAMPLES + 2], S.stau[i * RT_SAMPLES + 3]);
     m[3] = cmk((double)S.ct[RT_ACC * cap + i], (double)S.ct[RT_REJ * cap + i]);
     m[4] = cmk((double)S.status[i],
-               (double)(S.logm[i] + 2 * S.entered[i] + 8 * S.nsamp[i]));
+               (double)(S.logm[i] + 2 * (S.entered[i] & 3) + 8 * S.nsamp[i]));
     m[5] = cmk(S.sc[RT_RTAU * cap + i], S.sc[RT_H * cap + i]);
     m[6] = cmk(S.scond[i * RT_SAMPLES], S.scond[i * RT_SAMPLES + 1]);
     m[7] = cmk(S.scond[i * RT_SAMPLES + 2], S.scond[i * RT_SAMPLES + 3]);

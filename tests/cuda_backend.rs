@@ -1377,3 +1377,12 @@ fn paths_beyond_double_precision_end_in_their_slots_on_the_gpu() {
     let Some(g) = gpu() else { return };
     common_slots::beyond_double_in_slots(g);
 }
+
+/// The carried slots of `rt_advance` (kernels/track.cu), as in the host's step machine
+/// (`common_slots::carried_to_their_end`).
+#[test]
+fn carried_paths_end_in_their_slots_on_the_gpu() {
+    let _one_at_a_time = serial();
+    let Some(g) = gpu() else { return };
+    common_slots::carried_to_their_end(g);
+}

@@ -193,3 +193,10 @@ fn recovery_starts_during_the_first_pass_with_the_same_endpoints() {
 fn paths_beyond_double_precision_end_in_their_slots() {
     common_slots::beyond_double_in_slots(HostResident::new(2).unwrap());
 }
+
+/// Paths heading to infinity past `ZONE_COND` end in their slots
+/// (`common_slots::carried_to_their_end`).
+#[test]
+fn carried_paths_end_in_their_slots() {
+    common_slots::carried_to_their_end(HostResident::new(2).unwrap());
+}

@@ -29,8 +29,13 @@ const REFINE_BATCH: usize = 256;
 /// before its refinement began. Measured on the H200 (chandra-12 seeds 1–3, three runs):
 /// −6 % on seed 3, no change beyond the noise on seeds 1–2; the output is the same.
 const REFINE_WAIT: std::time::Duration = std::time::Duration::from_millis(25);
-/// Batches being refined at once, at most; the tracker waits for the oldest beyond this.
-const REFINE_IN_FLIGHT: usize = 64;
+/// Endpoints being refined at once, at most; the tracker waits for the oldest batch beyond
+/// this. 64 batches until session 32, but a path that stopped short is a batch of its own
+/// (its refinement may track it in double-double), and once the resident slots ended
+/// cyclic-12's paths at infinity themselves ~100 such batches came per loop: the GPU
+/// waited on the refinement threads (the first version of that change: 233 loops in the
+/// first 100 s against 453 before).
+const REFINE_IN_FLIGHT: usize = 1 << 16;
 
 /// Endpoints on their way from the tracker to the tally and the observer. The tracker hands
 /// them over one at a time; a batch of them ([`REFINE_BATCH`] endpoints, or what came in
@@ -54,6 +59,8 @@ struct RefineQueue<'q, 'r, 'a, 's> {
     since: std::time::Instant,
     /// Batches being refined, oldest first.
     in_flight: InOrder<Vec<Endpoint>>,
+    /// Endpoints in those batches.
+    in_flight_endpoints: usize,
 }
 
 /// Results of tasks, handed out in the order the tasks were started, whatever order they
@@ -74,11 +81,6 @@ impl<T> InOrder<T> {
         let (tx, rx) = std::sync::mpsc::channel();
         self.waiting.push_back(rx);
         tx
-    }
-
-    /// Tasks started whose results have not been handed out.
-    fn len(&self) -> usize {
-        self.waiting.len()
     }
 
     /// The oldest task's result: waited for when `wait`, else only if it is there already
@@ -119,6 +121,7 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
             pending: Vec::new(),
             since: std::time::Instant::now(),
             in_flight: InOrder::new(),
+            in_flight_endpoints: 0,
         }
     }
 
@@ -147,6 +150,7 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         }
         use rayon::prelude::*;
         let ends = std::mem::take(&mut self.pending);
+        self.in_flight_endpoints += ends.len();
         let refiner = self.refiner;
         let tx = self.in_flight.start();
         self.scope.spawn(move |_| {
@@ -160,10 +164,11 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
     /// or beyond [`REFINE_IN_FLIGHT`]) waiting for the oldest.
     fn report(&mut self, all: bool, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
         loop {
-            let wait = all || self.in_flight.len() > REFINE_IN_FLIGHT;
+            let wait = all || self.in_flight_endpoints > REFINE_IN_FLIGHT;
             let Some(done) = self.in_flight.next(wait)? else {
                 break;
             };
+            self.in_flight_endpoints -= done.len();
             for mut e in done {
                 e.attempt = self.attempt;
                 tally.add(&e);
@@ -702,11 +707,11 @@ mod tests {
             None,
             "the first task has not finished"
         );
-        assert_eq!(q.len(), 3);
+        assert_eq!(q.waiting.len(), 3);
         a.send(1).unwrap();
         let out: Vec<u32> = std::iter::from_fn(|| q.next(false).unwrap()).collect();
         assert_eq!(out, [1, 2, 3]);
-        assert_eq!(q.len(), 0);
+        assert_eq!(q.waiting.len(), 0);
         assert_eq!(q.next(true).unwrap(), None, "nothing to wait for");
     }
 

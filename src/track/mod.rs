@@ -88,6 +88,11 @@ pub struct TrackerOptions {
     /// ([`Self::tightened`]): they verify such estimates (where few paths have them), and
     /// track the path on to where double gives out, as before the rule.
     pub stop_beyond_double: bool,
+    /// Resident slots take a path heading to infinity past `ZONE_COND` to its end themselves
+    /// (`resident::slot::EXIT_STOPPED`) instead of handing it to the host tracker, which
+    /// tracked its whole endgame zone again. On by default, off in the recovery rounds
+    /// ([`Self::tightened`]), which track such paths on the host as before.
+    pub slots_finish_diverging: bool,
 }
 
 impl TrackerOptions {
@@ -103,7 +108,8 @@ impl TrackerOptions {
     /// Tighter settings for re-tracking suspect paths: round `k ≥ 1` tracks with predictor
     /// error targets [`RETRACK_ETA`]`/100^k` everywhere (steps ~2.5^k shorter), divides the
     /// rejection threshold by `10^k`, allows `4^k` times more steps, and does not stop paths
-    /// beyond double precision early ([`Self::stop_beyond_double`]).
+    /// beyond double precision early ([`Self::stop_beyond_double`]) nor in the resident slots
+    /// ([`Self::slots_finish_diverging`]).
     pub fn tightened(&self, k: u32) -> TrackerOptions {
         let mut o = self.clone();
         let base = RETRACK_ETA.min(o.eta_target).min(o.eta_target_endgame);
@@ -113,6 +119,7 @@ impl TrackerOptions {
         o.max_steps = o.max_steps.saturating_mul(4u32.pow(k));
         o.h_initial /= 10f64.powi(k as i32);
         o.stop_beyond_double = false;
+        o.slots_finish_diverging = false;
         o
     }
 }
@@ -137,6 +144,7 @@ impl Default for TrackerOptions {
             to_log_spread: f64::INFINITY,
             residual: Residual::Adaptive,
             stop_beyond_double: true,
+            slots_finish_diverging: true,
         }
     }
 }

@@ -17,6 +17,10 @@ use std::sync::Arc;
 pub struct Exits {
     /// Ended in their slot as diverging by `track::path::beyond_double`.
     pub beyond_double: u64,
+    /// Stopped in their slot in the endgame zone short of `τ_end` (step size underflow,
+    /// stalled), as the host tracker stops a path: only paths the slot carries
+    /// (`slot::EXIT_STOPPED`).
+    pub stopped: u64,
     /// Ended in their slot otherwise.
     pub ended: u64,
     /// Went on on the host.
@@ -71,6 +75,7 @@ impl<B: Backend + ResidentTracker> ResidentTracker for Tally<B> {
                     code: TrackCode::StoppedInEndgame(why),
                     ..
                 } if why.contains("beyond double precision") => self.exits.beyond_double += 1,
+                SlotExit::End { code, .. } if code.stopped_short() => self.exits.stopped += 1,
                 SlotExit::End { .. } => self.exits.ended += 1,
                 SlotExit::Continue { .. } => self.exits.continued += 1,
             }
@@ -131,4 +136,34 @@ pub fn beyond_double_in_slots<B: Backend + ResidentTracker>(backend: B) {
         x.beyond_double <= beyond && x.beyond_double + tail >= beyond,
         "{beyond} paths beyond double precision, {x:?}"
     );
+}
+
+/// cyclic-9 (polyhedral, seed 1), all 11,016 paths on `backend`: the paths heading to its
+/// positive-dimensional sets at infinity whose condition estimate passes `ZONE_COND` early
+/// in the endgame zone stay in their slots (`slot::Slot::carry`) and end there, as the host
+/// tracker would end them; only the tail of the batch goes to the host. Until session 32
+/// they went to the host, which tracked their endgame zone again (59 hand-overs on the CPU,
+/// 27 of them outside the tail; on the GPU, cyclic-12's first pass spent 275 of its 282 s
+/// in such host rounds). The solution counts are cyclic-9's.
+pub fn carried_to_their_end<B: Backend + ResidentTracker>(backend: B) {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic9.yaml");
+    let sys = pathtrack::system::load(&p).unwrap();
+    let mut b = Tally {
+        inner: backend,
+        exits: Exits::default(),
+    };
+    let opts = SolveOptions {
+        seed: 1,
+        ..Default::default()
+    };
+    let s = pathtrack::solver::solve(&sys, &opts, &mut b, &mut |_: &Endpoint| Ok(())).unwrap();
+    let (tail, x) = (pathtrack::track::resident::TAIL as u64, b.exits);
+    eprintln!("{}: slot exits {x:?}", s.backend);
+    assert_eq!(
+        (s.nonsingular, s.singular, s.at_infinity, s.failed),
+        (5994, 162, 4374, 0),
+        "{s:?}"
+    );
+    // 32 on the CPU in session 32 (the tail), 59 before
+    assert!(x.continued <= tail + 10, "{x:?}");
 }

@@ -105,6 +105,9 @@ struct RtOpts {
     /// 1: slots stop paths beyond double precision (`TrackerOptions::stop_beyond_double`).
     stop_beyond_double: u32,
     zone_steps_to_infinity: u32,
+    /// 1: slots carry paths heading to infinity to their end
+    /// (`TrackerOptions::slots_finish_diverging`).
+    slots_finish_diverging: u32,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -147,6 +150,7 @@ impl RtOpts {
             dd_residuals: crate::track::resident::dd_residuals_enabled() as u32,
             stop_beyond_double: o.stop_beyond_double as u32,
             zone_steps_to_infinity: ZONE_STEPS_TO_INFINITY,
+            slots_finish_diverging: o.slots_finish_diverging as u32,
         }
     }
 }

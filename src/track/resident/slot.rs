@@ -27,7 +27,10 @@
 //! too fast for double precision to reach the divergence test ([`beyond_double`], the host
 //! tracker's rule, from the condition estimates kept with the samples) ends here as
 //! diverging ([`EXIT_BEYOND_DOUBLE`]): before session 31 such paths went on until their
-//! estimate passed [`ZONE_COND`] and the host tracked their zone again.
+//! estimate passed [`ZONE_COND`] and the host tracked their zone again. A path still heading
+//! to infinity when its estimate passes [`ZONE_COND`] at `s >` [`DD_ENTRY_S`] stays in its
+//! slot on the first pass ([`Slot::carry`]) and ends there as the host tracker would end it
+//! ([`EXIT_STOPPED`]).
 //! Failures before the zone end the path ([`EXIT_FAILED`] + reason).
 
 use super::{SlotExit, ZONE_COND, ZONE_STEPS, ZONE_STEPS_TO_INFINITY};
@@ -38,7 +41,7 @@ use crate::track::path::{
     beyond_double, beyond_double_reason, finite, heading_to_infinity, log_to_projective,
     newton_converged, norm, normalize, overshoots_log_switch, regime, stable_divergence,
     step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, DIVERGING,
-    MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
+    MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL, STALL_STEPS,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -85,6 +88,21 @@ pub const DD_ENTRY_S: f64 = 1e-6;
 /// The path failed before the endgame zone; `EXIT_FAILED + r` with `r` an index of
 /// [`FAIL_REASONS`].
 pub const EXIT_FAILED: u8 = 16;
+/// A path the slot carried ([`Slot::carry`]) stopped in the endgame zone as the host tracker
+/// stops it: `EXIT_STOPPED + r` with `r` an index of [`FAIL_REASONS`] (its step size
+/// underflowed, too many steps), [`STOP_STALLED`] or [`STOP_DIVERGED`]; the host gets a
+/// `TrackCode::StoppedInEndgame` with the host's wording, and post-processing treats it as
+/// the host's own (double-double tracking from the checkpoint of a stalled path, Newton at
+/// t = 1 in double-double). cyclic-12's paths to its positive-dimensional sets at infinity
+/// cross `ZONE_COND` at s = 3e-6…1.5e-2; handed to the host from their zone entry, they were
+/// most of the host's work on the GPU (session 31: host rounds 275 of the 282 s first pass,
+/// ~30,000 paths ending in "Newton did not contract" after ~1,200 steps each).
+pub const EXIT_STOPPED: u8 = 32;
+/// `EXIT_STOPPED + STOP_STALLED`: [`crate::track::path::STALL_STEPS`] steps without halving
+/// `s` (the host's stall rule).
+pub const STOP_STALLED: u8 = 9;
+/// `EXIT_STOPPED + STOP_DIVERGED`: [`stable_divergence`] (the host's divergence rule).
+pub const STOP_DIVERGED: u8 = 10;
 
 /// Why a path failed, by code `status − EXIT_FAILED` (the host tracker's wording).
 pub const FAIL_REASONS: [&str; 9] = [
@@ -148,6 +166,15 @@ pub struct Slot {
     /// Double-double mode (see the module's doc): Newton corrections with a double-double
     /// residual, since the slot went back to its oldest sample.
     pub dd: bool,
+    /// Carrying a path heading to infinity past [`ZONE_COND`] (on the first pass,
+    /// `TrackerOptions::slots_finish_diverging`; outside double-double mode): its estimate
+    /// passed [`ZONE_COND`] at `s >` [`DD_ENTRY_S`] while the homogenizing coordinate's
+    /// valuation between the last two samples was above `2·VALUATION_TOL`. The slot then
+    /// goes on in double as the host tracker would (the bound is [`ZONE_COND_DD`]) and ends
+    /// the path itself ([`EXIT_STOPPED`]): its step size underflows, it stalls, or the
+    /// host's divergence rule ([`stable_divergence`]) or [`beyond_double`] ends it. Once the
+    /// valuation is no longer positive the slot is back under the usual rules.
+    pub carry: bool,
 }
 
 impl Slot {
@@ -192,6 +219,7 @@ impl Slot {
             sample_conds: Vec::new(),
             dd_residuals,
             dd: false,
+            carry: false,
         }
     }
 
@@ -253,9 +281,12 @@ impl Slot {
         self.eval_tau = self.tau + c;
     }
 
-    /// Ends the path: handed back from its entry point once in the zone, failed before.
+    /// Ends the path: stopped in the zone where the slot carries it, else handed back from
+    /// its entry point once in the zone, failed before.
     fn stop(&mut self, reason: u8) {
-        self.status = if self.entry.is_some() {
+        self.status = if self.carry {
+            EXIT_STOPPED + reason
+        } else if self.entry.is_some() {
             EXIT_HANDOFF
         } else {
             EXIT_FAILED + reason
@@ -390,7 +421,15 @@ impl Slot {
                 log_to_projective(&mut self.y);
                 self.log = false;
             }
-            self.status = EXIT_REACHED;
+            // A carried path that gets to τ_end (its steps doubled while its Newton
+            // corrections were at the rounding level κ·ε: cyclic-12 seed 1's path 41176 did,
+            // and post-processing took its arrival for a singular solution) goes to the host
+            // from its zone entry, as before the slots carried such paths.
+            self.status = if self.carry {
+                EXIT_HANDOFF
+            } else {
+                EXIT_REACHED
+            };
             return;
         }
         if switches_coordinates(&self.y, self.log, self.tau, opts) {
@@ -410,13 +449,37 @@ impl Slot {
             if self.halved_s == f64::INFINITY || s <= 0.5 * self.halved_s {
                 (self.halved_s, self.halved_at) = (s, self.steps());
             }
-            let limit = if self.dd { ZONE_COND_DD } else { ZONE_COND };
-            let stall = if self.heading_to_infinity(opts.tau_end) {
+            let heading = self.heading_to_infinity(opts.tau_end);
+            if self.carry && !heading {
+                // No longer heading to infinity: the host tracker decides, from the zone
+                // entry, as it did before the slots carried such paths.
+                self.status = EXIT_HANDOFF;
+                return;
+            }
+            self.carry = opts.slots_finish_diverging
+                && !self.dd
+                && heading
+                && (self.carry || (self.cond > ZONE_COND && s > DD_ENTRY_S));
+            let limit = if self.dd || self.carry {
+                ZONE_COND_DD
+            } else {
+                ZONE_COND
+            };
+            let stall = if heading {
                 ZONE_STEPS_TO_INFINITY
             } else {
                 ZONE_STEPS
             };
-            if self.cond > limit || self.steps() - self.halved_at >= stall {
+            let stalled = self.steps() - self.halved_at >= stall;
+            if self.carry {
+                if self.cond > limit {
+                    self.status = EXIT_HANDOFF;
+                    return;
+                }
+                if stalled {
+                    return self.stop(STOP_STALLED);
+                }
+            } else if self.cond > limit || stalled {
                 let ill = self.cond > ZONE_COND && s <= DD_ENTRY_S;
                 if ill && !self.dd && self.dd_residuals && !self.log && !self.samples.is_empty() {
                     return self.enter_dd(opts);
@@ -441,6 +504,15 @@ impl Slot {
                 if self.dd {
                     if stable_divergence(&self.samples, opts.tau_end).is_some() {
                         self.status = EXIT_DIVERGED;
+                        return;
+                    }
+                } else if self.carry {
+                    // The host tracker's rules, in its order.
+                    if stable_divergence(&self.samples, opts.tau_end).is_some() {
+                        return self.stop(STOP_DIVERGED);
+                    }
+                    if opts.stop_beyond_double && self.beyond_double(opts.tau_end) {
+                        self.status = EXIT_BEYOND_DOUBLE;
                         return;
                     }
                 } else {
@@ -542,6 +614,25 @@ impl Snapshot {
                 let why = beyond_double_reason(v, k, tau_end - self.tau, self.cond);
                 Some(self.ended(TrackCode::StoppedInEndgame(why)))
             }
+            s if s >= EXIT_STOPPED => {
+                let why = match s - EXIT_STOPPED {
+                    STOP_STALLED => {
+                        let s = tau_end - self.tau;
+                        format!("stalled ({STALL_STEPS} steps at s = {s:.1e})")
+                    }
+                    STOP_DIVERGED => {
+                        let v = homogenizing_valuation(&self.samples, tau_end).unwrap_or(f64::NAN);
+                        format!("{DIVERGING} (valuation {v:.3})")
+                    }
+                    r => FAIL_REASONS
+                        .get(r as usize)
+                        .copied()
+                        .unwrap_or("unknown stop code from the device")
+                        .to_string(),
+                };
+                let checkpoint = self.late_checkpoint(tau_end);
+                Some(self.ended_at(TrackCode::StoppedInEndgame(why), checkpoint))
+            }
             s if s >= EXIT_FAILED => {
                 let mut y = self.y;
                 if self.log {
@@ -565,9 +656,34 @@ impl Snapshot {
         }
     }
 
+    /// The double-double checkpoint of a path the slot stopped late in the zone
+    /// ([`EXIT_STOPPED`]), the host tracker's: its last point with `s ≥ DD_CHECKPOINT_S`
+    /// (the point where it stopped, else its newest endgame sample there, else its zone
+    /// entry). From the zone entry, a tracking in double-double would go over the whole
+    /// zone again; from an earlier sample than the host's point, cyclic-12's paths at
+    /// infinity were tracked in double-double until its pace limit (40 of 133 on paths
+    /// 40000–41499, seed 1), where from the host's every start failed at once.
+    fn late_checkpoint(&self, tau_end: f64) -> Option<(f64, Vec<C64>)> {
+        if !self.log && tau_end - self.tau >= DD_CHECKPOINT_S {
+            return Some((self.tau, self.y.clone()));
+        }
+        self.samples
+            .iter()
+            .rev()
+            .find(|(t, _)| tau_end - t >= DD_CHECKPOINT_S)
+            .cloned()
+            .or_else(|| entry_checkpoint(self.entry.clone()))
+    }
+
     /// The path ends here with `code`, its samples, and its zone entry as the double-double
     /// checkpoint.
     fn ended(self, code: TrackCode) -> SlotExit {
+        let checkpoint = entry_checkpoint(self.entry.clone());
+        self.ended_at(code, checkpoint)
+    }
+
+    /// [`Self::ended`] with the double-double checkpoint given.
+    fn ended_at(self, code: TrackCode, checkpoint: Option<(f64, Vec<C64>)>) -> SlotExit {
         SlotExit::End {
             y: self.y,
             tau: self.tau,
@@ -575,7 +691,7 @@ impl Snapshot {
             steps: self.steps,
             code,
             samples: self.samples,
-            checkpoint: entry_checkpoint(self.entry),
+            checkpoint,
         }
     }
 
@@ -943,6 +1059,93 @@ mod tests {
         assert_eq!(after(far, ZONE_STEPS - 1).status, SLOT_ACTIVE);
         assert_eq!(after(point, ZONE_STEPS - 1).status, SLOT_ACTIVE);
         assert_eq!(after(far, ZONE_STEPS_TO_INFINITY).status, EXIT_HANDOFF);
+    }
+
+    /// A slot heading to infinity (valuation 1) whose condition estimate passes `ZONE_COND`
+    /// at `s >` [`DD_ENTRY_S`] stays in its slot (carried) on the first pass; one that is
+    /// not heading there (valuation 0), or in a recovery round, goes back to the host.
+    #[test]
+    fn slots_carry_paths_heading_to_infinity_past_zone_cond() {
+        let opts = TrackerOptions::default();
+        let after = |at: fn(f64) -> Vec<C64>, opts: &TrackerOptions| {
+            let mut s = zone_slot_with(-2e-3, 1e-4, &[8.1e-3, 2.7e-3], true, at);
+            s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND, opts);
+            s
+        };
+        let carried = after(far, &opts);
+        assert_eq!((carried.status, carried.carry), (SLOT_ACTIVE, true));
+        assert_eq!(after(point, &opts).status, EXIT_HANDOFF);
+        assert_eq!(after(far, &opts.tightened(1)).status, EXIT_HANDOFF);
+        // up to ZONE_COND_DD
+        let mut s = zone_slot_with(-2e-3, 1e-4, &[8.1e-3, 2.7e-3], true, far);
+        s.carry = true;
+        s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND_DD, &opts);
+        assert_eq!(s.status, EXIT_HANDOFF);
+    }
+
+    /// `(status, code, checkpoint)` of a slot that ended, as the host gets it.
+    fn ended(s: &Slot) -> (u8, TrackCode, Option<f64>) {
+        match s.exit(false, 0.0) {
+            Some(SlotExit::End {
+                code, checkpoint, ..
+            }) => (s.status, code, checkpoint.map(|(t, _)| t)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A carried slot ends the path as the host tracker would, with the host's wording and
+    /// its last point at `s ≥ DD_CHECKPOINT_S` as the double-double checkpoint (where it
+    /// stopped, or its newest sample there): its step size underflows, it stalls, or the
+    /// divergence rule ends it. It goes back to the host
+    /// from its zone entry when it stops heading to infinity or gets to `τ_end` (the
+    /// arrival of a path whose steps grew at the rounding level is no endpoint to trust).
+    #[test]
+    fn carried_slots_end_as_the_host_ends_them() {
+        let opts = TrackerOptions::default();
+        let carried = |at: fn(f64) -> Vec<C64>, tau: f64, h: f64, samples: &[f64]| {
+            let mut s = zone_slot_with(tau, h, samples, true, at);
+            s.carry = true;
+            s
+        };
+        let underflow = |why: &str| TrackCode::StoppedInEndgame(why.to_string());
+        // step size underflow
+        let mut s = carried(far, -2e-3, 1e-4, &[8.1e-3, 2.7e-3]);
+        s.stop(F_CONTRACT);
+        let (status, code, checkpoint) = ended(&s);
+        assert_eq!(status, EXIT_STOPPED + F_CONTRACT);
+        assert_eq!(
+            code,
+            underflow("step size underflow (Newton did not contract)")
+        );
+        assert!(code.stopped_short());
+        assert_eq!(checkpoint, Some(-2e-3));
+        // stalled
+        let mut s = carried(far, -2e-3, 1e-4, &[8.1e-3, 2.7e-3]);
+        s.halved_at = s.steps() + 1 - ZONE_STEPS_TO_INFINITY;
+        s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND, &opts);
+        let (status, code, _) = ended(&s);
+        assert_eq!(status, EXIT_STOPPED + STOP_STALLED);
+        assert_eq!(code, underflow("stalled (1000 steps at s = 1.9e-3)"));
+        // the host's divergence rule (at s ≤ DIVERGENCE_S, no double-double mode)
+        let mut s = carried(far, -1.2e-8, 9e-9, &[8.1e-8, 2.7e-8, 9e-9 * 1.0001]);
+        s.yc = far(3e-9);
+        s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND, &opts);
+        let (status, code, checkpoint) = ended(&s);
+        assert_eq!((status, s.dd), (EXIT_STOPPED + STOP_DIVERGED, false));
+        assert_eq!(code, underflow("diverging (valuation 1.000)"));
+        assert!(!code.stopped_short());
+        assert_eq!(checkpoint, Some(-2.7e-8));
+        // no longer heading to infinity, or at τ_end: to the host from the zone entry
+        let mut s = carried(point, -2e-3, 1e-4, &[8.1e-3, 2.7e-3]);
+        s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND, &opts);
+        assert_eq!(s.status, EXIT_HANDOFF);
+        let mut s = carried(far, -1e-9, 1e-9, &[8.1e-8, 2.7e-8]);
+        s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND, &opts);
+        assert_eq!((s.status, s.tau), (EXIT_HANDOFF, 0.0));
+        match s.exit(false, 0.0) {
+            Some(SlotExit::Continue { tau, h, .. }) => assert_eq!((tau, h), (-0.1, None)),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// A path evicted in the tail goes on from its oldest sample when it is in the zone
