@@ -101,28 +101,19 @@ impl<B: Backend + ResidentTracker> ResidentTracker for Tally<B> {
 /// and the host tracked their endgame zone again (on the GPU, cyclic-12's first pass spent
 /// 363 of its 369 s in those host rounds).
 pub fn beyond_double_in_slots<B: Backend + ResidentTracker>(backend: B) {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic9.yaml");
-    let sys = pathtrack::system::load(&p).unwrap();
-    let mut b = Tally {
-        inner: backend,
-        exits: Exits::default(),
-    };
-    let opts = SolveOptions {
-        seed: 1,
-        only: Some((3000..4000).collect()),
-        ..Default::default()
-    };
     let mut beyond = 0u64;
-    let s = pathtrack::solver::solve(&sys, &opts, &mut b, &mut |e: &Endpoint| {
-        let why = e.reason.as_deref().unwrap_or("");
-        if e.attempt == 0 && why.contains("beyond double precision") {
-            assert_eq!(e.status, Status::AtInfinity, "path {}: {why}", e.path);
-            beyond += 1;
-        }
-        Ok(())
-    })
-    .unwrap();
-    let (tail, x) = (pathtrack::track::resident::TAIL as u64, b.exits);
+    let (s, x) = cyclic9(
+        backend,
+        Some((3000..4000).collect()),
+        &mut |e: &Endpoint| {
+            let why = e.reason.as_deref().unwrap_or("");
+            if e.attempt == 0 && why.contains("beyond double precision") {
+                assert_eq!(e.status, Status::AtInfinity, "path {}: {why}", e.path);
+                beyond += 1;
+            }
+        },
+    );
+    let tail = pathtrack::track::resident::TAIL as u64;
     eprintln!(
         "{}: {beyond} paths beyond double precision; slot exits {x:?}",
         s.backend
@@ -146,18 +137,8 @@ pub fn beyond_double_in_slots<B: Backend + ResidentTracker>(backend: B) {
 /// 27 of them outside the tail; on the GPU, cyclic-12's first pass spent 275 of its 282 s
 /// in such host rounds). The solution counts are cyclic-9's.
 pub fn carried_to_their_end<B: Backend + ResidentTracker>(backend: B) {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic9.yaml");
-    let sys = pathtrack::system::load(&p).unwrap();
-    let mut b = Tally {
-        inner: backend,
-        exits: Exits::default(),
-    };
-    let opts = SolveOptions {
-        seed: 1,
-        ..Default::default()
-    };
-    let s = pathtrack::solver::solve(&sys, &opts, &mut b, &mut |_: &Endpoint| Ok(())).unwrap();
-    let (tail, x) = (pathtrack::track::resident::TAIL as u64, b.exits);
+    let (s, x) = cyclic9(backend, None, &mut |_: &Endpoint| {});
+    let tail = pathtrack::track::resident::TAIL as u64;
     eprintln!("{}: slot exits {x:?}", s.backend);
     assert_eq!(
         (s.nonsingular, s.singular, s.at_infinity, s.failed),
@@ -166,4 +147,30 @@ pub fn carried_to_their_end<B: Backend + ResidentTracker>(backend: B) {
     );
     // 32 on the CPU in session 32 (the tail), 59 before
     assert!(x.continued <= tail + 10, "{x:?}");
+}
+
+/// cyclic-9 (polyhedral, seed 1) on `backend`, the paths `only` (all with `None`), each
+/// endpoint shown to `seen`: the summary and how paths left the slots.
+fn cyclic9<B: Backend + ResidentTracker>(
+    backend: B,
+    only: Option<Vec<u64>>,
+    seen: &mut dyn FnMut(&Endpoint),
+) -> (pathtrack::report::Summary, Exits) {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems/cyclic9.yaml");
+    let sys = pathtrack::system::load(&p).unwrap();
+    let mut b = Tally {
+        inner: backend,
+        exits: Exits::default(),
+    };
+    let opts = SolveOptions {
+        seed: 1,
+        only,
+        ..Default::default()
+    };
+    let s = pathtrack::solver::solve(&sys, &opts, &mut b, &mut |e: &Endpoint| {
+        seen(e);
+        Ok(())
+    })
+    .unwrap();
+    (s, b.exits)
 }
