@@ -173,7 +173,8 @@ pub struct Slot {
     /// goes on in double as the host tracker would (the bound is [`ZONE_COND_DD`]) and ends
     /// the path itself ([`EXIT_STOPPED`]): its step size underflows, it stalls, or the
     /// host's divergence rule ([`stable_divergence`]) or [`beyond_double`] ends it. Once the
-    /// valuation is no longer positive the slot is back under the usual rules.
+    /// valuation is no longer positive, or at `τ_end`, or past [`ZONE_COND_DD`], the path
+    /// goes to the host from its zone entry, as before the slots carried such paths.
     pub carry: bool,
 }
 
@@ -421,10 +422,12 @@ impl Slot {
                 log_to_projective(&mut self.y);
                 self.log = false;
             }
-            // A carried path that gets to τ_end (its steps doubled while its Newton
-            // corrections were at the rounding level κ·ε: cyclic-12 seed 1's path 41176 did,
-            // and post-processing took its arrival for a singular solution) goes to the host
-            // from its zone entry, as before the slots carried such paths.
+            // A carried path that gets to τ_end goes to the host from its zone entry, as
+            // before the slots carried such paths: steps double while the Newton corrections
+            // are at the rounding level κ·ε, and such an arrival is no endpoint to trust
+            // (the slot's double-double mode took cyclic-12 seed 1's path 41176, heading to
+            // infinity with valuation 1/3 down to s = 1e-8, to τ_end that way, and
+            // post-processing called it a singular solution).
             self.status = if self.carry {
                 EXIT_HANDOFF
             } else {
