@@ -447,7 +447,10 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
                               ? 2.0
                               : fmin(fmax(0.9 * pow(goal / eta1, 0.2), 0.5), 2.0);
     const double base = clipped ? fmax(h_old, htry) : htry;
-    S.sc[RT_H * cap + i] = fmin(base * factor, fmax(o.h_max, o.h_max_rel * fabs(t)));
+    // a carried path never steps to τ_end: at most half the way there (slot.rs)
+    const double hcap = fmax(o.h_max, o.h_max_rel * fabs(t));
+    S.sc[RT_H * cap + i] =
+        fmin(base * factor, (S.entered[i] & RT_CARRY) ? fmin(hcap, 0.5 * (o.tau_end - t)) : hcap);
     if (t >= o.tau_end) {
         if (lg) {
             rt_log_to_projective(y);

@@ -416,7 +416,18 @@ impl Slot {
         } else {
             self.h_try
         };
-        self.h = (base * factor).min(opts.h_max.max(opts.h_max_rel * self.tau.abs()));
+        let cap = opts.h_max.max(opts.h_max_rel * self.tau.abs());
+        // A carried path never steps to τ_end (at most half the way there): its steps double
+        // while the Newton corrections are at the rounding level κ·ε (no double-double
+        // residual in the slot tells a real correction from rounding), and such an arrival is
+        // no endpoint to trust. It goes on sampling until the divergence rule, a stall or an
+        // underflow ends it.
+        let cap = if self.carry {
+            cap.min(0.5 * (opts.tau_end - self.tau))
+        } else {
+            cap
+        };
+        self.h = (base * factor).min(cap);
         if self.tau >= opts.tau_end {
             if self.log {
                 log_to_projective(&mut self.y);
@@ -1084,6 +1095,18 @@ mod tests {
         s.carry = true;
         s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND_DD, &opts);
         assert_eq!(s.status, EXIT_HANDOFF);
+        // a carried slot's next step goes at most half the way to τ_end (its step size
+        // doubles at the rounding level: 3e-3 from s = 5e-4, a jump to τ_end)
+        let next_h = |carry: bool| {
+            let mut s = zone_slot_with(-2e-3, 1.5e-3, &[8.1e-3, 2.7e-3], true, far);
+            s.carry = carry;
+            s.yc = far(5e-4);
+            s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND, &opts);
+            assert_eq!((s.status, s.tau), (SLOT_ACTIVE, -5e-4));
+            s.h
+        };
+        assert_eq!(next_h(true), 2.5e-4);
+        assert_eq!(next_h(false), 3e-3);
     }
 
     /// `(status, code, checkpoint)` of a slot that ended, as the host gets it.
