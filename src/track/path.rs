@@ -119,6 +119,18 @@ pub(crate) fn heading_to_infinity(samples: &[(f64, Vec<C64>)], tau_end: f64) -> 
     homogenizing_valuation(samples, tau_end).is_some_and(|v| v > 2.0 * VALUATION_TOL)
 }
 
+/// The reason of a path stopped as diverging by [`stable_divergence`] (valuation `v`),
+/// whichever step machine stopped it.
+pub fn diverging_reason(v: f64) -> String {
+    format!("{DIVERGING} (valuation {v:.3})")
+}
+
+/// The reason of a path that took [`STALL_STEPS`] steps without halving `s`, stopped at `s`,
+/// whichever step machine stopped it.
+pub fn stalled_reason(s: f64) -> String {
+    format!("stalled ({STALL_STEPS} steps at s = {s:.1e})")
+}
+
 /// The reason of a path stopped by [`beyond_double`] (valuation `v`, growth `k`) at `s`
 /// with condition estimate `cond`, whichever step machine stopped it.
 pub fn beyond_double_reason(v: f64, k: f64, s: f64, cond: f64) -> String {
@@ -1086,8 +1098,7 @@ impl PathState {
                         if s <= 0.5 * self.halved_s {
                             (self.halved_s, self.halved_at) = (s, steps);
                         } else if steps - self.halved_at >= STALL_STEPS {
-                            let why = format!("stalled ({STALL_STEPS} steps at s = {s:.1e})");
-                            return self.stop(opts, why);
+                            return self.stop(opts, stalled_reason(s));
                         }
                         if self.tiny_steps >= TINY_STEP_RUN {
                             let why = format!(
@@ -1124,9 +1135,7 @@ impl PathState {
                         }
                     }
                     if let Some(v) = self.diverging() {
-                        return Some(self.finish(TrackCode::StoppedInEndgame(format!(
-                            "{DIVERGING} (valuation {v:.3})"
-                        ))));
+                        return Some(self.finish(TrackCode::StoppedInEndgame(diverging_reason(v))));
                     }
                     if sampled && self.cauchy.is_none() && opts.stop_beyond_double {
                         let beyond = beyond_double(&self.sample_conds, &self.samples, opts.tau_end);

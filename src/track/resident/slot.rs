@@ -40,8 +40,8 @@ use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
     beyond_double, beyond_double_reason, finite, heading_to_infinity, log_to_projective,
     newton_converged, norm, normalize, overshoots_log_switch, regime, stable_divergence,
-    step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S, DIVERGING,
-    MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL, STALL_STEPS,
+    stalled_reason, step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S,
+    MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -618,8 +618,7 @@ impl Snapshot {
             EXIT_HANDOFF => Some(self.continuation()),
             EXIT_CONTINUE => Some(self.from_oldest_sample(tau_end)),
             EXIT_DIVERGED => {
-                let v = homogenizing_valuation(&self.samples, tau_end).unwrap_or(f64::NAN);
-                let why = format!("{DIVERGING} (valuation {v:.3})");
+                let why = self.diverging_reason(tau_end);
                 Some(self.ended(TrackCode::StoppedInEndgame(why)))
             }
             EXIT_BEYOND_DOUBLE => {
@@ -630,14 +629,8 @@ impl Snapshot {
             }
             s if s >= EXIT_STOPPED => {
                 let why = match s - EXIT_STOPPED {
-                    STOP_STALLED => {
-                        let s = tau_end - self.tau;
-                        format!("stalled ({STALL_STEPS} steps at s = {s:.1e})")
-                    }
-                    STOP_DIVERGED => {
-                        let v = homogenizing_valuation(&self.samples, tau_end).unwrap_or(f64::NAN);
-                        format!("{DIVERGING} (valuation {v:.3})")
-                    }
+                    STOP_STALLED => stalled_reason(tau_end - self.tau),
+                    STOP_DIVERGED => self.diverging_reason(tau_end),
                     r => FAIL_REASONS
                         .get(r as usize)
                         .copied()
@@ -668,6 +661,14 @@ impl Snapshot {
             }
             _ => None,
         }
+    }
+
+    /// The host's reason for a path stopped as diverging, with the valuation of the last two
+    /// samples.
+    fn diverging_reason(&self, tau_end: f64) -> String {
+        crate::track::path::diverging_reason(
+            homogenizing_valuation(&self.samples, tau_end).unwrap_or(f64::NAN),
+        )
     }
 
     /// The double-double checkpoint of a path the slot stopped late in the zone
