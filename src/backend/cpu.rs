@@ -115,6 +115,7 @@ impl HostDirections {
     pub fn new(threads: usize) -> Result<HostDirections> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
+            .thread_name(|i| format!("host-{i}"))
             .build()
             .map_err(|e| Error::Internal(format!("thread pool: {e}")))?;
         Ok(HostDirections {

@@ -36,6 +36,49 @@ const REFINE_WAIT: std::time::Duration = std::time::Duration::from_millis(25);
 /// waited on the refinement threads (the first version of that change: 233 loops in the
 /// first 100 s against 453 before).
 const REFINE_IN_FLIGHT: usize = 1 << 16;
+/// A batch is refined as tasks of at most this many endpoints, each refining its own in
+/// turn. A task never waits on another, so a refinement thread never starts one task inside
+/// another: a task that split its batch across the pool (`into_par_iter`, until session
+/// 33) waited on its other half, and while waiting its thread ran other queued batches on
+/// its own stack. With thousands of batches in flight (each path that stopped short is one)
+/// that nesting overflowed a thread's stack (cyclic-12 on the H200, 30 s into the run, once
+/// the resident slots stopped its paths at infinity in double-double mode themselves).
+const REFINE_TASK: usize = 16;
+/// Stack of a refinement thread. Re-trackings of recovery's first round during the first
+/// pass ([`early`]) still wait on the backend's host pool and run other tasks meanwhile: at
+/// most [`crate::track::resident::TAIL`] of them nest.
+const REFINE_STACK: usize = 16 << 20;
+
+/// How deeply refinement tasks nest on a thread ([`REFINE_TASK`]: a task never runs inside
+/// another). Counted in the unit tests only; elsewhere [`task_depth::enter`] does nothing.
+mod task_depth {
+    #[cfg(test)]
+    thread_local! {
+        static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+    /// The deepest nesting seen on any thread.
+    #[cfg(test)]
+    pub static DEEPEST: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// A refinement task running on this thread, until dropped.
+    pub struct Task;
+
+    pub fn enter() -> Task {
+        #[cfg(test)]
+        DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            DEEPEST.fetch_max(d.get(), std::sync::atomic::Ordering::Relaxed);
+        });
+        Task
+    }
+
+    impl Drop for Task {
+        fn drop(&mut self) {
+            #[cfg(test)]
+            DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+}
 
 /// Endpoints on their way from the tracker to the tally and the observer. The tracker hands
 /// them over one at a time; a batch of them ([`REFINE_BATCH`] endpoints, or what came in
@@ -50,7 +93,8 @@ const REFINE_IN_FLIGHT: usize = 1 << 16;
 /// while a few endpoints tracked in double-double kept one thread busy each. On the
 /// device's 16 cores chandra-16 ran with a load average of 3.
 struct RefineQueue<'q, 'r, 'a, 's> {
-    refiner: &'r Refiner<'a>,
+    /// What refines an endpoint ([`Refiner::process`]).
+    refine: &'r (dyn Fn(crate::track::PathEnd) -> Endpoint + Sync),
     scope: &'q rayon::Scope<'s>,
     attempt: u8,
     /// The first pass's watch for recovery's first round ([`early`]).
@@ -108,13 +152,13 @@ impl<T> InOrder<T> {
 
 impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
     fn new(
-        refiner: &'r Refiner<'a>,
+        refine: &'r (dyn Fn(crate::track::PathEnd) -> Endpoint + Sync),
         scope: &'q rayon::Scope<'s>,
         attempt: u8,
         early: Option<&'r early::Early<'a>>,
     ) -> Self {
         RefineQueue {
-            refiner,
+            refine,
             scope,
             attempt,
             early,
@@ -148,16 +192,20 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         if self.pending.is_empty() {
             return;
         }
-        use rayon::prelude::*;
-        let ends = std::mem::take(&mut self.pending);
+        let mut ends = std::mem::take(&mut self.pending);
         self.in_flight_endpoints += ends.len();
-        let refiner = self.refiner;
-        let tx = self.in_flight.start();
-        self.scope.spawn(move |_| {
-            let done: Vec<Endpoint> = ends.into_par_iter().map(|e| refiner.process(e)).collect();
-            // The receiver lives until the queue is drained, which waits for this batch.
-            let _ = tx.send(done);
-        });
+        let refine = self.refine;
+        while !ends.is_empty() {
+            let rest = ends.split_off(ends.len().min(REFINE_TASK));
+            let task = std::mem::replace(&mut ends, rest);
+            let tx = self.in_flight.start();
+            self.scope.spawn(move |_| {
+                let _nested = task_depth::enter();
+                let done: Vec<Endpoint> = task.into_iter().map(refine).collect();
+                // The receiver lives until the queue is drained, which waits for this task.
+                let _ = tx.send(done);
+            });
+        }
     }
 
     /// Reports the refined batches at the front, in order: those already done, and (`all`,
@@ -341,6 +389,8 @@ pub fn solve(
     let mut attempt = 0u8;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
+        .stack_size(REFINE_STACK)
+        .thread_name(|i| format!("refine-{i}"))
         .build()
         .map_err(|e| Error::Internal(format!("refinement threads: {e}")))?;
     // Recovery's first round, started during the first pass where the host tracks it
@@ -368,9 +418,10 @@ pub fn solve(
         refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
         refiner.attempt = attempt;
         let refiner = &refiner;
+        let refine = |e| refiner.process(e);
         let early = early.as_ref().filter(|_| attempt == 0);
         pool.in_place_scope(|scope| {
-            let mut queue = RefineQueue::new(refiner, scope, attempt, early);
+            let mut queue = RefineQueue::new(&refine, scope, attempt, early);
             let mut on_end = |end| queue.push(end, tally, obs);
             let record = early.map(|e| &e.starts);
             let tracked = start.track(only, tracker, opts.tau_start, backend, record, &mut on_end);
@@ -693,7 +744,62 @@ pub fn solve_collect(
 
 #[cfg(test)]
 mod tests {
-    use super::InOrder;
+    use super::{task_depth, InOrder};
+
+    /// Endpoints as the GPU hands them over, one after another, every eighth stopped short
+    /// (its batch leaves at once; refining it takes 2 ms, the others nothing): no
+    /// refinement task ever runs inside another on a refinement thread, and the endpoints
+    /// come out in their order. Until session 33 a task split its batch across the pool and
+    /// waited on the half another thread took, running other batches meanwhile on its own
+    /// stack: cyclic-12 on the H200 overflowed a refinement thread's stack 30 s into the run.
+    #[test]
+    fn refinement_tasks_never_nest() {
+        use crate::post::{Endpoint, Status};
+        use crate::track::{PathEnd, TrackCode};
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let refine = |e: PathEnd| {
+            if e.code.stopped_short() {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Endpoint::new(e.path, Status::Failed)
+        };
+        let mut tally = crate::report::Tally::default();
+        let mut order = Vec::new();
+        let mut seen = |e: &Endpoint| {
+            order.push(e.path);
+            Ok(())
+        };
+        pool.in_place_scope(|scope| {
+            let mut queue = super::RefineQueue::new(&refine, scope, 0, None);
+            for path in 0..4000u64 {
+                let code = if path % 8 == 7 {
+                    TrackCode::StoppedInEndgame("step size underflow".into())
+                } else {
+                    TrackCode::Reached
+                };
+                let end = PathEnd {
+                    path,
+                    y: Vec::new(),
+                    tau: 0.0,
+                    code,
+                    accepted: 0,
+                    rejected: 0,
+                    cond: 1.0,
+                    samples: Vec::new(),
+                    checkpoint: None,
+                    lifts: None,
+                };
+                queue.push(end, &mut tally, &mut seen).unwrap();
+            }
+            queue.finish(&mut tally, &mut seen).unwrap();
+        });
+        assert_eq!(order, (0..4000).collect::<Vec<u64>>());
+        let deepest = task_depth::DEEPEST.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(deepest, 1, "refinement tasks nested {deepest} deep");
+    }
 
     /// Results come out in the order the tasks started, not the order they finished.
     #[test]

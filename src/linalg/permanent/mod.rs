@@ -130,6 +130,7 @@ where
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .thread_name(|i| format!("permanent-{i}"))
         .build()
         .map_err(|e| Error::Internal(format!("permanent: cannot start {threads} threads: {e}")))?;
     Ok(pool.install(|| {

@@ -1269,6 +1269,7 @@ fn enumerate(
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .thread_name(|i| format!("cells-{i}"))
         .build()
         .map_err(|e| CellError::Internal(format!("thread pool: {e}")))?;
     let threads = pool.current_num_threads();
