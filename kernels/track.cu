@@ -209,12 +209,21 @@ __device__ __forceinline__ void rt_stop(const RtState& S, long i, int reason) {
                                             : (unsigned char)(RT_FAILED + reason);
 }
 
+__device__ __noinline__ bool rt_settled_valuation(const RtState& S, const RtOpts& o, long i, int ns);
+
 __device__ __noinline__ void rt_reject(const RtState& S, const RtOpts& o, long i, int reason) {
     const long cap = S.cap;
     const unsigned rej = ++S.ct[RT_REJ * cap + i];
     const double h = 0.5 * S.sc[RT_HTRY * cap + i];
     S.sc[RT_H * cap + i] = h;
     if (h < o.h_min * fmax(fabs(S.sc[RT_TAU * cap + i]), 1.0)) {
+        // Slot::settled_in_dd: an underflow in double-double mode once the valuation has
+        // settled ends the path here (first pass)
+        if (S.ddm[i] && o.slots_finish_diverging && !S.logm[i] &&
+            rt_settled_valuation(S, o, i, S.nsamp[i])) {
+            S.status[i] = (unsigned char)(RT_STOPPED + reason);
+            return;
+        }
         rt_stop(S, i, reason);
         return;
     }
@@ -235,16 +244,23 @@ __device__ __noinline__ double rt_valuation(const RtState& S, const RtOpts& o, l
            (log(s1) - log(s2));
 }
 
-// path::stable_divergence over slot i's ns samples: four, the newest at s ≤ DIVERGENCE_S,
-// three valuation estimates agreeing to 0.01, the last above 2·VALUATION_TOL.
-__device__ __noinline__ bool rt_stable_divergence(const RtState& S, const RtOpts& o, long i,
+// path::settled_valuation over slot i's ns samples: four at least, three valuation
+// estimates agreeing to 0.01, the last above 2·VALUATION_TOL.
+__device__ __noinline__ bool rt_settled_valuation(const RtState& S, const RtOpts& o, long i,
                                                   int ns) {
-    if (ns < 4 || o.tau_end - S.stau[i * RT_SAMPLES + ns - 1] > o.divergence_s) return false;
+    if (ns < 4) return false;
     const double v0 = rt_valuation(S, o, i, ns - 4);
     const double v1 = rt_valuation(S, o, i, ns - 3);
     const double v2 = rt_valuation(S, o, i, ns - 2);
     if (v0 != v0 || v1 != v1 || v2 != v2) return false;
     return fabs(v0 - v1) < 0.01 && fabs(v1 - v2) < 0.01 && v2 > 2.0 * o.valuation_tol;
+}
+
+// path::stable_divergence over slot i's ns samples: settled, the newest at s ≤ DIVERGENCE_S.
+__device__ __noinline__ bool rt_stable_divergence(const RtState& S, const RtOpts& o, long i,
+                                                  int ns) {
+    if (ns < 4 || o.tau_end - S.stau[i * RT_SAMPLES + ns - 1] > o.divergence_s) return false;
+    return rt_settled_valuation(S, o, i, ns);
 }
 
 // path::beyond_double over slot i's ns samples and their condition estimates: valuations

@@ -1386,3 +1386,12 @@ fn carried_paths_end_in_their_slots_on_the_gpu() {
     let Some(g) = gpu() else { return };
     common_slots::carried_to_their_end(g);
 }
+
+/// The settled double-double slots of `rt_advance` (kernels/track.cu), as in the host's step
+/// machine (`common_slots::settled_to_their_end`).
+#[test]
+fn settled_paths_end_in_their_slots_on_the_gpu() {
+    let _one_at_a_time = serial();
+    let Some(g) = gpu() else { return };
+    common_slots::settled_to_their_end(g);
+}

@@ -200,3 +200,10 @@ fn paths_beyond_double_precision_end_in_their_slots() {
 fn carried_paths_end_in_their_slots() {
     common_slots::carried_to_their_end(HostResident::new(2).unwrap());
 }
+
+/// Paths in double-double mode that underflow with a settled valuation end in their slots
+/// (`common_slots::settled_to_their_end`).
+#[test]
+fn settled_paths_end_in_their_slots() {
+    common_slots::settled_to_their_end(HostResident::new(2).unwrap());
+}

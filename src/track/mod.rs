@@ -90,7 +90,9 @@ pub struct TrackerOptions {
     pub stop_beyond_double: bool,
     /// Resident slots take a path heading to infinity past `ZONE_COND` to its end themselves
     /// (`resident::slot::EXIT_STOPPED`) instead of handing it to the host tracker, which
-    /// tracked its whole endgame zone again. On by default, off in the recovery rounds
+    /// tracked its whole endgame zone again; so do they with a path in double-double mode
+    /// whose step size underflows once its valuation has settled
+    /// ([`path::settled_valuation`]). On by default, off in the recovery rounds
     /// ([`Self::tightened`]), which track such paths on the host as before.
     pub slots_finish_diverging: bool,
 }

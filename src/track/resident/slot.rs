@@ -21,7 +21,8 @@
 //! double, the residual `H` in double-double). In that mode the condition bound is
 //! [`ZONE_COND_DD`], trouble hands the path over from the point it went back to, and a
 //! valuation that stays positive ([`stable_divergence`], the host's rule) ends it as
-//! diverging ([`EXIT_DIVERGED`]). On chandra-12 about 1,000 paths per seed (to solutions
+//! diverging ([`EXIT_DIVERGED`]); on the first pass, a step-size underflow once the
+//! valuation has settled ([`settled_valuation`]) ends it too ([`EXIT_STOPPED`]). On chandra-12 about 1,000 paths per seed (to solutions
 //! of norm 1e4–1e8, κ up to 1e14) are in this case: they were most of the host's rounds.
 //! Outside double-double mode a path heading to infinity whose condition estimate grows
 //! too fast for double precision to reach the divergence test ([`beyond_double`], the host
@@ -39,9 +40,9 @@ use crate::eval::Residual;
 use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
     beyond_double, beyond_double_reason, finite, heading_to_infinity, log_to_projective,
-    newton_converged, norm, normalize, overshoots_log_switch, regime, stable_divergence,
-    stalled_reason, step_factor, switch_coordinates, switches_coordinates, Regime, DIVERGENCE_S,
-    MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
+    newton_converged, norm, normalize, overshoots_log_switch, regime, settled_valuation,
+    stable_divergence, stalled_reason, step_factor, switch_coordinates, switches_coordinates,
+    Regime, DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -97,6 +98,16 @@ pub const EXIT_FAILED: u8 = 16;
 /// cross `ZONE_COND` at s = 3e-6…1.5e-2; handed to the host from their zone entry, they were
 /// most of the host's work on the GPU (session 31: host rounds 275 of the 282 s first pass,
 /// ~30,000 paths ending in "Newton did not contract" after ~1,200 steps each).
+///
+/// Also, on the first pass, a path in double-double mode whose step size underflows once
+/// its homogenizing coordinate's valuation has settled ([`settled_valuation`]): the host,
+/// tracking it again from where the mode went back to, stopped it the same way. On
+/// cyclic-12 (seed 1, paths 40000–41499) those were 16 of the 21 hand-overs outside the
+/// tail: valuation 1/3 to 0.002, underflow ("Newton did not contract") at s = 4e-9…4e-8,
+/// κ = 6e9…3e11; the host stopped 14 of them by the same underflow at s = 1e-8…4e-8 and
+/// 2 as diverging, and all 16 ended at infinity. chandra-12's double-double underflows
+/// (39 per seed, at s ≈ 1e-14 on their way to solutions of norm ~1e7, all nonsingular in
+/// the end) have unsettled valuations and still go to the host.
 pub const EXIT_STOPPED: u8 = 32;
 /// `EXIT_STOPPED + STOP_STALLED`: [`crate::track::path::STALL_STEPS`] steps without halving
 /// `s` (the host's stall rule).
@@ -298,6 +309,10 @@ impl Slot {
         self.rejected += 1;
         self.h = 0.5 * self.h_try;
         if self.h < opts.h_min * self.tau.abs().max(1.0) {
+            if self.settled_in_dd(opts) {
+                self.status = EXIT_STOPPED + reason;
+                return;
+            }
             return self.stop(reason);
         }
         if self.steps() >= opts.max_steps {
@@ -554,6 +569,16 @@ impl Slot {
     /// two samples is above `2·VALUATION_TOL` (as `PathState::heading_to_infinity`).
     fn heading_to_infinity(&self, tau_end: f64) -> bool {
         !self.log && heading_to_infinity(&self.samples, tau_end)
+    }
+
+    /// In double-double mode on the first pass (`TrackerOptions::slots_finish_diverging`),
+    /// in projective coordinates, with a settled valuation ([`settled_valuation`]): a
+    /// step-size underflow ends the path here ([`EXIT_STOPPED`]).
+    fn settled_in_dd(&self, opts: &TrackerOptions) -> bool {
+        self.dd
+            && opts.slots_finish_diverging
+            && !self.log
+            && settled_valuation(&self.samples, opts.tau_end).is_some()
     }
 
     /// True when [`beyond_double`] stops the path (its samples and their condition estimates).
@@ -1171,6 +1196,58 @@ mod tests {
         assert_eq!((s.status, s.tau), (EXIT_HANDOFF, 0.0));
         match s.exit(false, 0.0) {
             Some(SlotExit::Continue { tau, h, .. }) => assert_eq!((tau, h), (-0.1, None)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// `y = (1, s^{1/3})`: valuation 1/3, as cyclic-12's paths to its sets at infinity.
+    fn third(s: f64) -> Vec<C64> {
+        vec![C64::new(1.0, 0.0), C64::new(s.cbrt(), 0.0)]
+    }
+
+    /// `y = (1, s^v)` with `v` 0.2 above s = 5e-8 and 0.6 below: a valuation that has not
+    /// settled.
+    fn wandering(s: f64) -> Vec<C64> {
+        let v = if s > 5e-8 { 0.2 } else { 0.6 };
+        vec![C64::new(1.0, 0.0), C64::new(s.powf(v), 0.0)]
+    }
+
+    /// In double-double mode on the first pass, a step-size underflow ends the path in its
+    /// slot when the valuation has settled (three estimates within 0.01), with the host's
+    /// wording and the point where it stopped as the checkpoint; with a valuation still
+    /// moving, outside double-double mode, or in a recovery round, the path goes to the
+    /// host from where the mode went back to.
+    #[test]
+    fn settled_slots_in_double_double_end_at_an_underflow() {
+        let opts = TrackerOptions::default();
+        // at s = 2.5e-8, samples at s = 8.1e-7 … 3e-8; a predictor error above eta_max
+        // rejects the step, and the halved step is below h_min
+        let underflow = |at: fn(f64) -> Vec<C64>, dd: bool, opts: &TrackerOptions| {
+            let samples = [8.1e-7, 2.7e-7, 9e-8, 3e-8];
+            let mut s = zone_slot_with(-2.5e-8, 1.5e-14, &samples, true, at);
+            s.entry = Some((-8.1e-7, at(8.1e-7), false));
+            s.y = at(2.5e-8);
+            s.dd = dd;
+            s.advance(&zero(2), &[C64::new(1.0, 0.0); 2], 10.0, opts);
+            s
+        };
+        let s = underflow(third, true, &opts);
+        let (status, code, checkpoint) = ended(&s);
+        assert_eq!(status, EXIT_STOPPED + F_PREDICTOR);
+        assert_eq!(
+            code,
+            TrackCode::StoppedInEndgame(
+                "step size underflow (predictor too far from the path)".into()
+            )
+        );
+        assert!(code.stopped_short());
+        assert_eq!(checkpoint, Some(-2.5e-8));
+        assert_eq!(underflow(wandering, true, &opts).status, EXIT_HANDOFF);
+        assert_eq!(underflow(third, false, &opts).status, EXIT_HANDOFF);
+        let retrack = underflow(third, true, &opts.tightened(1));
+        assert_eq!(retrack.status, EXIT_HANDOFF);
+        match retrack.exit(false, 0.0) {
+            Some(SlotExit::Continue { tau, .. }) => assert_eq!(tau, -8.1e-7),
             other => panic!("{other:?}"),
         }
     }
