@@ -529,16 +529,13 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         carry = o.slots_finish_diverging && !S.ddm[i] && heading &&
                 (carry || (cond > o.zone_cond && s > o.dd_entry_s));
         S.entered[i] = carry ? (S.entered[i] | RT_CARRY) : (S.entered[i] & 3);
-        const double zone_cond = (S.ddm[i] || carry) ? o.zone_cond_dd : o.zone_cond;
+        const double zone_cond = S.ddm[i] ? o.zone_cond_dd : o.zone_cond;
         const unsigned since_halved = steps - S.ct[RT_HALVED_AT * cap + i];
         // a path heading to infinity stalls only at the host's limit ZONE_STEPS_TO_INFINITY
         const bool stalled =
             since_halved >= (heading ? o.zone_steps_to_infinity : o.zone_steps);
         if (carry) {
-            if (cond > zone_cond) {
-                S.status[i] = RT_HANDOFF;
-                return;
-            }
+            // no bound on the condition estimate, as on the host (slot.rs)
             if (stalled) {
                 rt_stop(S, i, STOP_STALLED);
                 return;

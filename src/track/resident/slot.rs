@@ -181,11 +181,12 @@ pub struct Slot {
     /// `TrackerOptions::slots_finish_diverging`; outside double-double mode): its estimate
     /// passed [`ZONE_COND`] at `s >` [`DD_ENTRY_S`] while the homogenizing coordinate's
     /// valuation between the last two samples was above `2·VALUATION_TOL`. The slot then
-    /// goes on in double as the host tracker would (the bound is [`ZONE_COND_DD`]) and ends
-    /// the path itself ([`EXIT_STOPPED`]): its step size underflows, it stalls, or the
-    /// host's divergence rule ([`stable_divergence`]) or [`beyond_double`] ends it. Once the
-    /// valuation is no longer positive, or at `τ_end`, or past [`ZONE_COND_DD`], the path
-    /// goes to the host from its zone entry, as before the slots carried such paths.
+    /// goes on in double as the host tracker would (with no bound on the estimate since
+    /// session 33; [`ZONE_COND_DD`] before) and ends the path itself ([`EXIT_STOPPED`]): its
+    /// step size underflows, it stalls, or the host's divergence rule
+    /// ([`stable_divergence`]) or [`beyond_double`] ends it. Once the valuation is no longer
+    /// positive, or at `τ_end`, the path goes to the host from its zone entry, as before the
+    /// slots carried such paths.
     pub carry: bool,
 }
 
@@ -489,11 +490,7 @@ impl Slot {
                 && !self.dd
                 && heading
                 && (self.carry || (self.cond > ZONE_COND && s > DD_ENTRY_S));
-            let limit = if self.dd || self.carry {
-                ZONE_COND_DD
-            } else {
-                ZONE_COND
-            };
+            let limit = if self.dd { ZONE_COND_DD } else { ZONE_COND };
             let stall = if heading {
                 ZONE_STEPS_TO_INFINITY
             } else {
@@ -501,10 +498,10 @@ impl Slot {
             };
             let stalled = self.steps() - self.halved_at >= stall;
             if self.carry {
-                if self.cond > limit {
-                    self.status = EXIT_HANDOFF;
-                    return;
-                }
+                // No bound on the condition estimate, as on the host. Past 1e13 (the bound
+                // until session 33) the host, tracking them again from the zone entry,
+                // stopped cyclic-12's carried paths by an underflow or the divergence rule
+                // and put them at infinity (seed 1, paths 300432–300443).
                 if stalled {
                     return self.stop(STOP_STALLED);
                 }
@@ -1116,11 +1113,12 @@ mod tests {
         assert_eq!((carried.status, carried.carry), (SLOT_ACTIVE, true));
         assert_eq!(after(point, &opts).status, EXIT_HANDOFF);
         assert_eq!(after(far, &opts.tightened(1)).status, EXIT_HANDOFF);
-        // up to ZONE_COND_DD
+        // no bound on the estimate while carried, as on the host (ZONE_COND_DD until
+        // session 33)
         let mut s = zone_slot_with(-2e-3, 1e-4, &[8.1e-3, 2.7e-3], true, far);
         s.carry = true;
-        s.advance(&zero(2), &zero(2), 2.0 * ZONE_COND_DD, &opts);
-        assert_eq!(s.status, EXIT_HANDOFF);
+        s.advance(&zero(2), &zero(2), 1e3 * ZONE_COND_DD, &opts);
+        assert_eq!((s.status, s.carry), (SLOT_ACTIVE, true));
         // a carried slot's next step goes at most half the way to τ_end (its step size
         // doubles at the rounding level: 3e-3 from s = 5e-4, a jump to τ_end)
         let next_h = |carry: bool| {
