@@ -180,6 +180,12 @@ fn paths_through_an_ill_conditioned_region_before_the_zone_are_recovered() {
         (4, 0, 4),
         "(nonsingular, failed, re-tracked): {s:?}"
     );
+    // the report's recovery rounds: the first tracked the 4 again; together they are the
+    // recovery phase
+    let rounds = &s.phases.recovery_rounds;
+    assert_eq!(rounds.first().map(|r| r.paths), Some(4), "{rounds:?}");
+    let sum: f64 = rounds.iter().map(|r| r.seconds).sum();
+    assert!(sum <= s.phases.recovery && sum > 0.0, "{:?}", s.phases);
     for e in &eps {
         assert!(
             e.residual < 1e-10,

@@ -75,6 +75,20 @@ pub struct Phases {
     pub backend_setup: f64,
     pub tracking: f64,
     pub recovery: f64,
+    /// Each recovery round that ran, in order: the paths it tracked again, the wall seconds
+    /// spent finding them, and the round's own (with the refinement of its endpoints). A
+    /// last search that finds no path is in `recovery` only.
+    pub recovery_rounds: Vec<RecoveryRound>,
+}
+
+/// One recovery round of a solve (see [`Phases::recovery_rounds`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RecoveryRound {
+    pub paths: u64,
+    /// Finding those paths (endpoints that share a solution, failures, estimates to verify)
+    /// before the round.
+    pub finding_seconds: f64,
+    pub seconds: f64,
 }
 
 /// One distinct finite solution: a cluster of path endpoints.
@@ -603,6 +617,19 @@ pub fn summary_table(s: &Summary) -> String {
             ph.start_system, ph.backend_setup, ph.tracking, ph.recovery
         ),
     );
+    if !ph.recovery_rounds.is_empty() {
+        let rounds: Vec<String> = ph
+            .recovery_rounds
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} paths {:.3} (found in {:.3})",
+                    r.paths, r.seconds, r.finding_seconds
+                )
+            })
+            .collect();
+        row(&mut t, "  recovery rounds", rounds.join(", "));
+    }
     t
 }
 

@@ -43,7 +43,22 @@ const REFINE_IN_FLIGHT: usize = 1 << 16;
 /// its own stack. With thousands of batches in flight (each path that stopped short is one)
 /// that nesting overflowed a thread's stack (cyclic-12 on the H200, 30 s into the run, once
 /// the resident slots stopped its paths at infinity in double-double mode themselves).
-const REFINE_TASK: usize = 16;
+///
+/// One endpoint per task: refining costs from microseconds (Newton in double) to seconds
+/// (double-double tracking of a stopped path, unpaced in the recovery rounds), and tasks of
+/// 16 serialized the costly ones of a batch. cyclic-12 seed 1 on the H200, alternated on one
+/// machine: 143.5 s with 16, 125.5 s with 1 (recovery's first round 21.8 → 7.0 s; the first
+/// pass 76.7 and 78.3 s).
+const REFINE_TASK: usize = 1;
+/// [`REFINE_TASK`], or `PATHTRACK_REFINE_TASK` from the environment (experiments).
+fn refine_task() -> usize {
+    std::env::var("PATHTRACK_REFINE_TASK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(REFINE_TASK)
+}
+
 /// Stack of a refinement thread. Re-trackings of recovery's first round during the first
 /// pass ([`early`]) still wait on the backend's host pool and run other tasks meanwhile: at
 /// most [`crate::track::resident::TAIL`] of them nest.
@@ -195,8 +210,9 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         let mut ends = std::mem::take(&mut self.pending);
         self.in_flight_endpoints += ends.len();
         let refine = self.refine;
+        let per_task = refine_task();
         while !ends.is_empty() {
-            let rest = ends.split_off(ends.len().min(REFINE_TASK));
+            let rest = ends.split_off(ends.len().min(per_task));
             let task = std::mem::replace(&mut ends, rest);
             let tx = self.in_flight.start();
             self.scope.spawn(move |_| {
@@ -452,6 +468,7 @@ pub fn solve(
     let mut seen = std::collections::HashSet::new();
     let mut retracked_early = 0;
     while attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
+        let finding = std::time::Instant::now();
         let mut suspects = match first_round.take() {
             Some(s) => s,
             None => suspects_after(&tally, attempt, &start, paths as u64),
@@ -465,6 +482,9 @@ pub fn solve(
             break;
         }
         attempt += 1;
+        let finding_seconds = finding.elapsed().as_secs_f64();
+        let round_clock = std::time::Instant::now();
+        let round_paths = suspects.len() as u64;
         let new: Vec<u64> = suspects
             .iter()
             .copied()
@@ -512,6 +532,11 @@ pub fn solve(
             tally.add(&e);
             obs.endpoint(&e)?;
         }
+        phases.recovery_rounds.push(crate::report::RecoveryRound {
+            paths: round_paths,
+            finding_seconds,
+            seconds: round_clock.elapsed().as_secs_f64(),
+        });
     }
     phases.recovery = lap();
     let c = tally.counts();
