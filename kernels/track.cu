@@ -209,7 +209,8 @@ __device__ __forceinline__ void rt_stop(const RtState& S, long i, int reason) {
                                             : (unsigned char)(RT_FAILED + reason);
 }
 
-__device__ __noinline__ bool rt_settled_valuation(const RtState& S, const RtOpts& o, long i, int ns);
+__device__ __noinline__ bool rt_settled_valuation(const RtState& S, const RtOpts& o, long i,
+                                                  int ns);
 
 __device__ __noinline__ void rt_reject(const RtState& S, const RtOpts& o, long i, int reason) {
     const long cap = S.cap;

@@ -29,7 +29,7 @@ const REFINE_BATCH: usize = 256;
 /// before its refinement began. Measured on the H200 (chandra-12 seeds 1–3, three runs):
 /// −6 % on seed 3, no change beyond the noise on seeds 1–2; the output is the same.
 const REFINE_WAIT: std::time::Duration = std::time::Duration::from_millis(25);
-/// Endpoints being refined at once, at most; the tracker waits for the oldest batch beyond
+/// Endpoints being refined at once, at most; the tracker waits for the oldest task beyond
 /// this. 64 batches until session 32, but a path that stopped short is a batch of its own
 /// (its refinement may track it in double-double), and once the resident slots ended
 /// cyclic-12's paths at infinity themselves ~100 such batches came per loop: the GPU
@@ -116,9 +116,11 @@ struct RefineQueue<'q, 'r, 'a, 's> {
     early: Option<&'r early::Early<'a>>,
     pending: Vec<crate::track::PathEnd>,
     since: std::time::Instant,
-    /// Batches being refined, oldest first.
+    /// Endpoints per refinement task ([`REFINE_TASK`]).
+    per_task: usize,
+    /// Tasks being refined, oldest first.
     in_flight: InOrder<Vec<Endpoint>>,
-    /// Endpoints in those batches.
+    /// Endpoints in those tasks.
     in_flight_endpoints: usize,
 }
 
@@ -179,6 +181,7 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
             early,
             pending: Vec::new(),
             since: std::time::Instant::now(),
+            per_task: refine_task(),
             in_flight: InOrder::new(),
             in_flight_endpoints: 0,
         }
@@ -210,9 +213,8 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         let mut ends = std::mem::take(&mut self.pending);
         self.in_flight_endpoints += ends.len();
         let refine = self.refine;
-        let per_task = refine_task();
         while !ends.is_empty() {
-            let rest = ends.split_off(ends.len().min(per_task));
+            let rest = ends.split_off(ends.len().min(self.per_task));
             let task = std::mem::replace(&mut ends, rest);
             let tx = self.in_flight.start();
             self.scope.spawn(move |_| {
@@ -224,7 +226,7 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         }
     }
 
-    /// Reports the refined batches at the front, in order: those already done, and (`all`,
+    /// Reports the refined tasks at the front, in order: those already done, and (`all`,
     /// or beyond [`REFINE_IN_FLIGHT`]) waiting for the oldest.
     fn report(&mut self, all: bool, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
         loop {

@@ -22,8 +22,9 @@
 //! [`ZONE_COND_DD`], trouble hands the path over from the point it went back to, and a
 //! valuation that stays positive ([`stable_divergence`], the host's rule) ends it as
 //! diverging ([`EXIT_DIVERGED`]); on the first pass, a step-size underflow once the
-//! valuation has settled ([`settled_valuation`]) ends it too ([`EXIT_STOPPED`]). On chandra-12 about 1,000 paths per seed (to solutions
-//! of norm 1e4–1e8, κ up to 1e14) are in this case: they were most of the host's rounds.
+//! valuation has settled ([`settled_valuation`]) ends it too ([`EXIT_STOPPED`]). On
+//! chandra-12 about 1,000 paths per seed (to solutions of norm 1e4–1e8, κ up to 1e14) are
+//! in this case: they were most of the host's rounds.
 //! Outside double-double mode a path heading to infinity whose condition estimate grows
 //! too fast for double precision to reach the divergence test ([`beyond_double`], the host
 //! tracker's rule, from the condition estimates kept with the samples) ends here as
