@@ -210,12 +210,16 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
         if self.pending.is_empty() {
             return;
         }
-        let mut ends = std::mem::take(&mut self.pending);
-        self.in_flight_endpoints += ends.len();
+        self.in_flight_endpoints += self.pending.len();
+        let mut ends = std::mem::take(&mut self.pending).into_iter();
         let refine = self.refine;
-        while !ends.is_empty() {
-            let rest = ends.split_off(ends.len().min(self.per_task));
-            let task = std::mem::replace(&mut ends, rest);
+        loop {
+            // By the iterator: splitting the rest off a Vec for each task moved the batch's
+            // endpoints once per task (quadratic in the batch).
+            let task: Vec<crate::track::PathEnd> = ends.by_ref().take(self.per_task).collect();
+            if task.is_empty() {
+                break;
+            }
             let tx = self.in_flight.start();
             self.scope.spawn(move |_| {
                 let _nested = task_depth::enter();
