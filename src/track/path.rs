@@ -197,8 +197,8 @@ use num_complex::Complex64 as C64;
 /// ([`settled_valuation`]) by the time the newest sample is at `s = τ_end − τ ≤`
 /// [`DIVERGENCE_S`]; returns the newest estimate.
 pub fn stable_divergence(samples: &[(f64, Vec<C64>)], tau_end: f64) -> Option<f64> {
-    let k = samples.len();
-    if k < 4 || tau_end - samples[k - 1].0 > DIVERGENCE_S {
+    let (newest, _) = samples.last()?;
+    if tau_end - newest > DIVERGENCE_S {
         return None;
     }
     settled_valuation(samples, tau_end)
