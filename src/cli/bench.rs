@@ -141,6 +141,9 @@ pub enum BenchWhat {
         nonsingular: Vec<usize>,
         #[arg(long, default_value_t = 10_000)]
         singular: usize,
+        /// Threads of the clustering's sweep (comma separated; 0: one per core).
+        #[arg(long, value_delimiter = ',', default_values_t = [1usize, 0])]
+        threads: Vec<usize>,
         #[arg(long, default_value_t = 12)]
         n: usize,
         #[arg(long, default_value_t = 1)]
@@ -232,9 +235,10 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
         BenchWhat::Tally {
             nonsingular,
             singular,
+            threads,
             n,
             seed,
-        } => bench_tally(nonsingular, *singular, *n, *seed),
+        } => bench_tally(nonsingular, *singular, threads, *n, *seed),
         BenchWhat::Cells {
             systems,
             threads,
@@ -384,65 +388,98 @@ fn seconds_per_call(mut f: impl FnMut() -> Result<()>) -> Result<f64> {
 }
 
 /// See [`BenchWhat::Tally`].
-fn bench_tally(nonsingular: &[usize], singular: usize, n: usize, seed: u64) -> Result<i32> {
+fn bench_tally(
+    nonsingular: &[usize],
+    singular: usize,
+    threads: &[usize],
+    n: usize,
+    seed: u64,
+) -> Result<i32> {
+    println!("# Tally::solutions and ::suspects on random endpoints in C^{n}; suspects read the clusters that solutions computed");
+    println!(
+        "{:>8} {:>12} {:>10} {:>14} {:>10} {:>13} {:>9}",
+        "threads",
+        "nonsingular",
+        "singular",
+        "solutions (s)",
+        "distinct",
+        "suspects (s)",
+        "suspects"
+    );
+    for &ns in nonsingular {
+        for &t in threads {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| Error::Internal(format!("bench tally threads: {e}")))?;
+            let tally = random_tally(ns, singular, n, seed);
+            let (t_solutions, distinct, t_suspects, suspects) = pool.install(|| {
+                let clock = std::time::Instant::now();
+                let distinct = tally.solutions().len();
+                let t_solutions = clock.elapsed().as_secs_f64();
+                let clock = std::time::Instant::now();
+                let suspects = tally.suspects().len();
+                (
+                    t_solutions,
+                    distinct,
+                    clock.elapsed().as_secs_f64(),
+                    suspects,
+                )
+            });
+            println!(
+                "{:>8} {ns:>12} {singular:>10} {t_solutions:>14.3} {distinct:>10} {t_suspects:>13.3} {suspects:>9}",
+                pool.current_num_threads()
+            );
+        }
+    }
+    Ok(0)
+}
+
+/// `nonsingular` random points in `[-2, 2]^{2n}` ⊂ C^n, every tenth reached by two paths, and
+/// `singular` endpoints, every tenth of them on a nonsingular solution.
+fn random_tally(nonsingular: usize, singular: usize, n: usize, seed: u64) -> crate::report::Tally {
     use crate::post::{Endpoint, Status};
     use num_complex::Complex64 as C64;
     use rand::{Rng, SeedableRng};
-    println!("# Tally::solutions and ::suspects on random endpoints in C^{n}, one thread");
-    println!(
-        "{:>12} {:>10} {:>14} {:>10} {:>13} {:>9}",
-        "nonsingular", "singular", "solutions (s)", "distinct", "suspects (s)", "suspects"
-    );
-    for &ns in nonsingular {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut point = || -> Vec<C64> {
-            (0..n)
-                .map(|_| {
-                    C64::new(
-                        rng.random::<f64>() * 4.0 - 2.0,
-                        rng.random::<f64>() * 4.0 - 2.0,
-                    )
-                })
-                .collect()
-        };
-        let endpoint = |path: u64, status: Status, x: Vec<C64>, condition: f64| Endpoint {
-            coordinates: Some(x),
-            residual: 1e-15,
-            condition,
-            ..Endpoint::new(path, status)
-        };
-        let mut tally = crate::report::Tally::default();
-        let mut path = 0u64;
-        let mut solutions = Vec::with_capacity(ns);
-        for i in 0..ns {
-            let x = point();
-            let copies = if i % 10 == 0 { 2 } else { 1 };
-            for _ in 0..copies {
-                tally.add(&endpoint(path, Status::Nonsingular, x.clone(), 10.0));
-                path += 1;
-            }
-            solutions.push(x);
-        }
-        for i in 0..singular {
-            let x = if i % 10 == 0 && ns > 0 {
-                solutions[(i * 7919 + 1) % ns].clone()
-            } else {
-                point()
-            };
-            tally.add(&endpoint(path, Status::Singular, x, 1e14));
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut point = || -> Vec<C64> {
+        (0..n)
+            .map(|_| {
+                C64::new(
+                    rng.random::<f64>() * 4.0 - 2.0,
+                    rng.random::<f64>() * 4.0 - 2.0,
+                )
+            })
+            .collect()
+    };
+    let endpoint = |path: u64, status: Status, x: Vec<C64>, condition: f64| Endpoint {
+        coordinates: Some(x),
+        residual: 1e-15,
+        condition,
+        ..Endpoint::new(path, status)
+    };
+    let mut tally = crate::report::Tally::default();
+    let mut path = 0u64;
+    let mut solutions = Vec::with_capacity(nonsingular);
+    for i in 0..nonsingular {
+        let x = point();
+        let copies = if i % 10 == 0 { 2 } else { 1 };
+        for _ in 0..copies {
+            tally.add(&endpoint(path, Status::Nonsingular, x.clone(), 10.0));
             path += 1;
         }
-        let clock = std::time::Instant::now();
-        let distinct = tally.solutions().len();
-        let t_solutions = clock.elapsed().as_secs_f64();
-        let clock = std::time::Instant::now();
-        let suspects = tally.suspects().len();
-        let t_suspects = clock.elapsed().as_secs_f64();
-        println!(
-            "{ns:>12} {singular:>10} {t_solutions:>14.3} {distinct:>10} {t_suspects:>13.3} {suspects:>9}"
-        );
+        solutions.push(x);
     }
-    Ok(0)
+    for i in 0..singular {
+        let x = if i % 10 == 0 && nonsingular > 0 {
+            solutions[(i * 7919 + 1) % nonsingular].clone()
+        } else {
+            point()
+        };
+        tally.add(&endpoint(path, Status::Singular, x, 1e14));
+        path += 1;
+    }
+    tally
 }
 
 fn bench_dd(systems: &[String], seed: u64) -> Result<i32> {

@@ -2,8 +2,12 @@
 //! `‖x − x'‖_∞ ≤ max(tol, tol')·(1 + max(‖x‖_∞, ‖x'‖_∞))` (each point may carry its own
 //! tolerance, e.g. scaled by its condition number). Sweep along a fixed random projection
 //! (|projection difference| ≤ ‖w‖₁·‖x − x'‖_∞ bounds the candidates) with union–find.
+//!
+//! Parallelism: the candidate pairs are found with rayon's parallel iterators on the current
+//! pool (the solver installs its own, of `--threads` threads); the union–find is sequential.
 
 use num_complex::Complex64 as C64;
+use rayon::prelude::*;
 
 fn find(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
@@ -13,16 +17,25 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
+/// `‖x‖_∞ = max_j |x_j|` (one square root, not one per coordinate).
+pub fn sup_norm(x: &[C64]) -> f64 {
+    x.iter().map(|z| z.norm_sqr()).fold(0.0, f64::max).sqrt()
+}
+
+/// `‖a − b‖_∞ ≤ bound`, compared in squares, stopping at the first coordinate beyond it.
+fn within(a: &[C64], b: &[C64], bound: f64) -> bool {
+    let bound2 = bound * bound;
+    a.iter().zip(b).all(|(u, v)| (u - v).norm_sqr() <= bound2)
+}
+
 /// `‖a − b‖_∞ ≤ tol·(1 + max(‖a‖_∞, ‖b‖_∞))`.
 pub fn close(a: &[C64], b: &[C64], tol: f64) -> bool {
-    let na = a.iter().map(|z| z.norm()).fold(0.0, f64::max);
-    let nb = b.iter().map(|z| z.norm()).fold(0.0, f64::max);
-    let d = a
-        .iter()
-        .zip(b)
-        .map(|(u, v)| (u - v).norm())
-        .fold(0.0, f64::max);
-    d <= tol * (1.0 + na.max(nb))
+    within(a, b, tol * (1.0 + sup_norm(a).max(sup_norm(b))))
+}
+
+/// [`close`] with the scales `1 + ‖a‖_∞`, `1 + ‖b‖_∞` already known.
+fn close_scaled(a: &[C64], b: &[C64], tol: f64, scale_a: f64, scale_b: f64) -> bool {
+    within(a, b, tol * scale_a.max(scale_b))
 }
 
 /// The fixed projection the sweep sorts points by: `Σ_j a_j·Re x_j + b_j·Im x_j` with
@@ -70,52 +83,92 @@ impl Projection {
     }
 }
 
+/// Points sorted along a [`Projection`], with their scales `1 + ‖x‖_∞`.
+struct Sorted {
+    proj: Projection,
+    /// `(key, index)` in key order (ties by index).
+    order: Vec<(f64, usize)>,
+    /// `1 + ‖x_i‖_∞`, by index.
+    scales: Vec<f64>,
+}
+
+impl Sorted {
+    fn new<P: AsRef<[C64]> + Sync>(points: &[P], n: usize) -> Sorted {
+        let proj = Projection::new(n);
+        let scales: Vec<f64> = points
+            .par_iter()
+            .map(|x| 1.0 + sup_norm(x.as_ref()))
+            .collect();
+        let mut order: Vec<(f64, usize)> = points
+            .par_iter()
+            .enumerate()
+            .map(|(i, x)| (proj.key(x.as_ref()), i))
+            .collect();
+        order.par_sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        Sorted {
+            proj,
+            order,
+            scales,
+        }
+    }
+
+    /// The positions in `order` whose keys lie within `bound` of `key`.
+    fn window(&self, key: f64, bound: f64) -> std::ops::Range<usize> {
+        let lo = self.order.partition_point(|&(k, _)| k < key - bound);
+        let hi = self.order.partition_point(|&(k, _)| k <= key + bound);
+        lo..hi
+    }
+}
+
 /// Cluster label (the smallest index of its cluster) of each point.
-pub fn cluster(points: &[Vec<C64>], tol: f64) -> Vec<usize> {
+pub fn cluster<P: AsRef<[C64]> + Sync>(points: &[P], tol: f64) -> Vec<usize> {
     cluster_with(points, &vec![tol; points.len()])
 }
 
 /// [`cluster`] with a tolerance per point (a pair uses the larger of its two).
-pub fn cluster_with(points: &[Vec<C64>], tols: &[f64]) -> Vec<usize> {
+///
+/// Each point looks for partners within its own reach ([`Projection::reach`] of its
+/// tolerance, times its scale): a pair close at `max(tol, tol')` lies within the reach of
+/// the point with the larger tolerance, so that point tests it (the earlier in key order on
+/// a tie), and every pair is tested once. One point of tolerance `DEDUP_TOL_MAX` thus no
+/// longer widens every point's window, as the largest tolerance did for all points before.
+pub fn cluster_with<P: AsRef<[C64]> + Sync>(points: &[P], tols: &[f64]) -> Vec<usize> {
     let m = points.len();
-    let tol = tols.iter().fold(0.0f64, |a, &t| a.max(t));
     let mut parent: Vec<usize> = (0..m).collect();
-    if m == 0 {
+    let Some(n) = points.first().map(|x| x.as_ref().len()) else {
         return parent;
-    }
-    let proj = Projection::new(points[0].len());
-    let key = |x: &[C64]| proj.key(x);
-    let scales: Vec<f64> = points
-        .iter()
-        .map(|x| 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max))
+    };
+    let sorted = Sorted::new(points, n);
+    let (order, scales) = (&sorted.order, &sorted.scales);
+    let pairs: Vec<(usize, usize)> = (0..m)
+        .into_par_iter()
+        .flat_map_iter(|a| {
+            let (ka, ia) = order[a];
+            let bound = sorted.proj.reach(tols[ia]) * scales[ia];
+            let range = sorted.window(ka, bound);
+            let first = range.start;
+            // Partners with a smaller tolerance anywhere in the window; with an equal one,
+            // only those after `a`.
+            order[range]
+                .iter()
+                .enumerate()
+                .filter_map(move |(j, &(_, ib))| {
+                    let mine = tols[ib] < tols[ia] || (tols[ib] == tols[ia] && first + j > a);
+                    let (x, y) = (points[ia].as_ref(), points[ib].as_ref());
+                    (mine && close_scaled(x, y, tols[ia], scales[ia], scales[ib]))
+                        .then_some((ia, ib))
+                })
+        })
         .collect();
-    let mut order: Vec<(f64, usize)> = points
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (key(x), i))
-        .collect();
-    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    // the sweep from a stops beyond the reach of its scale (see `Projection::reach`)
-    let reach = proj.reach(tol);
-    for a in 0..m {
-        let (ka, ia) = order[a];
-        let bound = reach * scales[ia];
-        for &(kb, ib) in &order[a + 1..] {
-            if kb - ka > bound {
-                break;
-            }
-            if close(&points[ia], &points[ib], tols[ia].max(tols[ib])) {
-                let (ra, rb) = (find(&mut parent, ia), find(&mut parent, ib));
-                if ra != rb {
-                    let (lo, hi) = (ra.min(rb), ra.max(rb));
-                    parent[hi] = lo;
-                }
-            }
+    for (ia, ib) in pairs {
+        let (ra, rb) = (find(&mut parent, ia), find(&mut parent, ib));
+        if ra != rb {
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            parent[hi] = lo;
         }
     }
     (0..m).map(|i| find(&mut parent, i)).collect()
 }
-
 /// For each query, the smallest index of a target [`close`] to it at `tol` (`None`: no
 /// target is). The sweep of [`cluster_with`]: targets sorted along the projection, each query
 /// compares only those whose key lies within `reach(tol)·(1 + ‖q‖∞)` of its own, so the
@@ -126,24 +179,16 @@ pub fn first_close(targets: &[&[C64]], queries: &[&[C64]], tol: f64) -> Vec<Opti
     let Some(n) = targets.first().or(queries.first()).map(|x| x.len()) else {
         return vec![None; queries.len()];
     };
-    let proj = Projection::new(n);
-    let mut order: Vec<(f64, usize)> = targets
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (proj.key(x), i))
-        .collect();
-    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let reach = proj.reach(tol);
+    let sorted = Sorted::new(targets, n);
+    let reach = sorted.proj.reach(tol);
     queries
-        .iter()
+        .par_iter()
         .map(|q| {
-            let k = proj.key(q);
-            let bound = reach * (1.0 + q.iter().map(|z| z.norm()).fold(0.0, f64::max));
-            let lo = order.partition_point(|&(kt, _)| kt < k - bound);
-            let hi = order.partition_point(|&(kt, _)| kt <= k + bound);
-            order[lo..hi]
+            let scale = 1.0 + sup_norm(q);
+            let range = sorted.window(sorted.proj.key(q), reach * scale);
+            sorted.order[range]
                 .iter()
-                .filter(|&&(_, i)| close(targets[i], q, tol))
+                .filter(|&&(_, i)| close_scaled(targets[i], q, tol, sorted.scales[i], scale))
                 .map(|&(_, i)| i)
                 .min()
         })

@@ -276,6 +276,10 @@ impl Record {
 pub struct Tally {
     records: Vec<Record>,
     index: std::collections::HashMap<u64, usize>,
+    /// [`Self::solutions`] of the records as they are, computed on first use after a change:
+    /// the suspects, the counts, the recovered paths and the summary read one clustering
+    /// (cyclic-12: 3.7·10⁵ solutions, about 4 s per clustering in session 33).
+    clustered: std::sync::OnceLock<Vec<Solution>>,
 }
 
 /// Distinct-solution counts from a [`Tally`].
@@ -293,6 +297,7 @@ pub struct Counts {
 impl Tally {
     /// Records (or replaces) the endpoint of a path.
     pub fn add(&mut self, e: &Endpoint) {
+        self.clustered = Default::default();
         let r = Record {
             path: e.path,
             status: e.status,
@@ -416,10 +421,10 @@ impl Tally {
     /// recovery take minutes (session 9).
     pub fn suspects(&self) -> Vec<u64> {
         let mut out: Vec<u64> = self
-            .solutions()
-            .into_iter()
+            .distinct()
+            .iter()
             .filter(|s| s.status == Status::Nonsingular && s.paths.len() > 1)
-            .flat_map(|s| s.paths)
+            .flat_map(|s| s.paths.iter().copied())
             .collect();
         out.extend(
             self.records
@@ -454,9 +459,9 @@ impl Tally {
 
     /// Clusters of the records (labels from [`dedup::cluster`]) as distinct solutions.
     fn clusters(recs: &[&Record], tol: f64, status: Status) -> Vec<Solution> {
-        let pts: Vec<Vec<C64>> = recs
+        let pts: Vec<&[C64]> = recs
             .iter()
-            .map(|r| r.coords.clone().expect("finite record"))
+            .map(|r| r.coords.as_deref().expect("finite record"))
             .collect();
         let tols: Vec<f64> = recs.iter().map(|r| r.tolerance(tol, status)).collect();
         let labels = dedup::cluster_with(&pts, &tols);
@@ -491,7 +496,7 @@ impl Tally {
             };
             if res < *best || sol.coordinates.is_empty() {
                 *best = res;
-                sol.coordinates = pts[i].clone();
+                sol.coordinates = pts[i].to_vec();
                 sol.residual = r.residual;
                 sol.condition = r.condition;
                 sol.rank = r.rank;
@@ -511,6 +516,16 @@ impl Tally {
     /// were refined in double-double: see [`Solution::refined_dd`]). A singular cluster
     /// that lies on a nonsingular solution joins it as singular.
     pub fn solutions(&self) -> Vec<Solution> {
+        self.distinct().to_vec()
+    }
+
+    /// [`Self::solutions`], clustered once per state of the records.
+    fn distinct(&self) -> &[Solution] {
+        self.clustered.get_or_init(|| self.cluster())
+    }
+
+    /// See [`Self::solutions`].
+    fn cluster(&self) -> Vec<Solution> {
         let ns = self.records_with(Status::Nonsingular);
         let sg = self.records_with(Status::Singular);
         let mut out = Self::clusters(&ns, DEDUP_TOL, Status::Nonsingular);
@@ -543,7 +558,7 @@ impl Tally {
 
     /// Clusters the finite endpoints into distinct solutions.
     pub fn counts(&self) -> Counts {
-        let sols = self.solutions();
+        let sols = self.distinct();
         let count = |st: Status| self.records.iter().filter(|r| r.status == st).count() as u64;
         let distinct = |st: Status| sols.iter().filter(|s| s.status == st).count() as u64;
         Counts {
@@ -649,4 +664,46 @@ pub fn progress(total: u64, quiet: bool) -> indicatif::ProgressBar {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     pb
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nonsingular(path: u64, x: [f64; 2]) -> Endpoint {
+        Endpoint {
+            coordinates: Some(x.iter().map(|&v| C64::new(v, 0.5)).collect()),
+            residual: 1e-15,
+            condition: 10.0,
+            ..Endpoint::new(path, Status::Nonsingular)
+        }
+    }
+
+    /// The clusters are computed once per state of the records: reading them twice gives the
+    /// same, and replacing a path's endpoint (as a recovery round does) clusters again.
+    #[test]
+    fn a_replaced_endpoint_is_clustered_again() {
+        let mut tally = Tally::default();
+        tally.add(&nonsingular(0, [1.0, 2.0]));
+        tally.add(&nonsingular(1, [1.0 + 1e-12, 2.0]));
+        tally.add(&nonsingular(2, [3.0, -1.0]));
+        assert_eq!(
+            tally.suspects(),
+            vec![0, 1],
+            "paths 0 and 1 share a solution"
+        );
+        let c = tally.counts();
+        assert_eq!((c.nonsingular, c.duplicate_paths), (2, 1));
+        assert_eq!(tally.solutions().len(), 2);
+        tally.add(&nonsingular(1, [-2.0, 0.25]));
+        assert!(
+            tally.suspects().is_empty(),
+            "path 1 moved to its own solution"
+        );
+        let c = tally.counts();
+        assert_eq!((c.nonsingular, c.duplicate_paths), (3, 0));
+        let mut paths: Vec<Vec<u64>> = tally.solutions().into_iter().map(|s| s.paths).collect();
+        paths.sort();
+        assert_eq!(paths, vec![vec![0], vec![1], vec![2]]);
+    }
 }

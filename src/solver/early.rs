@@ -21,7 +21,7 @@
 use crate::error::{Error, Result};
 use crate::eval::EvalLayout;
 use crate::homotopy::Homotopy;
-use crate::post::dedup::{close, Projection};
+use crate::post::dedup::{close, sup_norm, Projection};
 use crate::post::{Endpoint, Refiner, Status};
 use crate::report::{clustering_tolerance, CLUSTER_SINGULAR_COND, DEDUP_TOL, DEDUP_TOL_MAX};
 use crate::system::System;
@@ -301,7 +301,7 @@ impl NearIndex {
         let proj = self.proj.get_or_insert_with(|| Projection::new(x.len()));
         let key = proj.key(x);
         let tol = clustering_tolerance(refined_dd, condition, DEDUP_TOL, Status::Nonsingular);
-        let scale = 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+        let scale = 1.0 + sup_norm(x);
         let reach = proj.reach(DEDUP_TOL_MAX) * scale;
         let range = Key(key - reach, 0)..=Key(key + reach, u64::MAX);
         let same: Vec<u64> = self

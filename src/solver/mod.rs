@@ -452,7 +452,7 @@ pub fn solve(
             if let Some(early) = early {
                 // Re-trackings early of paths that are no suspects stop before the scope
                 // waits for them.
-                let suspects = suspects_after(tally, 0, &start, paths as u64);
+                let suspects = pool.install(|| suspects_after(tally, 0, &start, paths as u64));
                 early.settle(&suspects);
                 first_round.set(Some(suspects));
             }
@@ -477,7 +477,7 @@ pub fn solve(
         let finding = std::time::Instant::now();
         let mut suspects = match first_round.take() {
             Some(s) => s,
-            None => suspects_after(&tally, attempt, &start, paths as u64),
+            None => pool.install(|| suspects_after(&tally, attempt, &start, paths as u64)),
         };
         if attempt >= RECOVERY_ROUNDS {
             // After the last round, only paths no round has tracked again: the last round can
@@ -545,7 +545,9 @@ pub fn solve(
         });
     }
     phases.recovery = lap();
-    let c = tally.counts();
+    // Clustering runs on the refinement threads (`dedup`'s parallel sweep), once: the
+    // counts, the recovered paths and the solutions read the same clusters.
+    let (c, solutions) = pool.install(|| (tally.counts(), tally.solutions()));
     let (retracked, recovered) = (before.len() as u64, tally.recovered_since(&before));
     Ok(Summary {
         system: system.name.clone(),
@@ -568,7 +570,7 @@ pub fn solve(
         start: opts.start.name().into(),
         seed: opts.seed,
         root_counts,
-        solutions: tally.solutions(),
+        solutions,
     })
 }
 
