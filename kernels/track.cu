@@ -260,7 +260,7 @@ __device__ __noinline__ bool rt_settled_valuation(const RtState& S, const RtOpts
 // path::stable_divergence over slot i's ns samples: settled, the newest at s ≤ DIVERGENCE_S.
 __device__ __noinline__ bool rt_stable_divergence(const RtState& S, const RtOpts& o, long i,
                                                   int ns) {
-    if (ns < 4 || o.tau_end - S.stau[i * RT_SAMPLES + ns - 1] > o.divergence_s) return false;
+    if (ns < 1 || o.tau_end - S.stau[i * RT_SAMPLES + ns - 1] > o.divergence_s) return false;
     return rt_settled_valuation(S, o, i, ns);
 }
 
@@ -517,21 +517,24 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.sc[RT_HALVED * cap + i] = s;
             S.ct[RT_HALVED_AT * cap + i] = steps;
         }
-        // heading to infinity: the valuation between the last two samples (slot.rs)
-        const int nsz = S.nsamp[i];
-        const bool heading =
-            !lg && nsz >= 2 && rt_valuation(S, o, i, nsz - 2) > 2.0 * o.valuation_tol;
         bool carry = (S.entered[i] & RT_CARRY) != 0;
+        const bool may_carry =
+            o.slots_finish_diverging && !S.ddm[i] && (carry || (cond > o.zone_cond && s > o.dd_entry_s));
+        const unsigned since_halved = steps - S.ct[RT_HALVED_AT * cap + i];
+        // heading to infinity: the valuation between the last two samples (slot.rs), read
+        // only where it decides something: a carried path, one that may be carried, one past
+        // ZONE_STEPS (<= ZONE_STEPS_TO_INFINITY) without halving s
+        const int nsz = S.nsamp[i];
+        const bool heading = (carry || may_carry || since_halved >= o.zone_steps) && !lg &&
+                             nsz >= 2 && rt_valuation(S, o, i, nsz - 2) > 2.0 * o.valuation_tol;
         if (carry && !heading) {
             // no longer heading to infinity: the host decides, from the zone entry
             S.status[i] = RT_HANDOFF;
             return;
         }
-        carry = o.slots_finish_diverging && !S.ddm[i] && heading &&
-                (carry || (cond > o.zone_cond && s > o.dd_entry_s));
+        carry = may_carry && heading;
         S.entered[i] = carry ? (S.entered[i] | RT_CARRY) : (S.entered[i] & 3);
         const double zone_cond = S.ddm[i] ? o.zone_cond_dd : o.zone_cond;
-        const unsigned since_halved = steps - S.ct[RT_HALVED_AT * cap + i];
         // a path heading to infinity stalls only at the host's limit ZONE_STEPS_TO_INFINITY
         const bool stalled =
             since_halved >= (heading ? o.zone_steps_to_infinity : o.zone_steps);

@@ -54,6 +54,9 @@ pub const ZONE_STEPS: u32 = 64;
 /// 70,464 → 68,494 hand-overs, 160.0 M → 156.2 M host evaluations (most of these paths
 /// cross `ZONE_COND` first).
 pub const ZONE_STEPS_TO_INFINITY: u32 = crate::track::path::STALL_STEPS;
+// kernels/track.cu reads a zone path's valuation only past ZONE_STEPS (or where it may be
+// carried), which decides the stall at ZONE_STEPS_TO_INFINITY only if that is not smaller.
+const _: () = assert!(ZONE_STEPS <= ZONE_STEPS_TO_INFINITY);
 /// Iterations the slots run between two collections. 32 was no faster on chandra-12,
 /// chandra-13, cyclic-10 or katsura-10 (session 23, H200, seven alternated rounds on two
 /// machines: within ±5 % either way).
@@ -339,6 +342,7 @@ pub fn track_resident(
         .map(|v| v.split(',').filter_map(|p| p.trim().parse().ok()).collect())
         .unwrap_or_default();
     let clock = std::time::Instant::now();
+    let mut handovers = HandOvers::default();
     let (mut t_launch, mut t_host, mut t_collect, mut t_compact) = (0.0, 0.0, 0.0, 0.0);
     let mut host_evals = 0u64;
     let (mut loops, mut handed, mut ended, mut evicted, mut moved) = (0u64, 0u64, 0u64, 0u64, 0u64);
@@ -398,6 +402,9 @@ pub fn track_resident(
             let (ends, evaluations, rounds) =
                 step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?;
             for end in ends {
+                if trace {
+                    handovers.ended(&end);
+                }
                 if traced.contains(&end.path) {
                     eprintln!(
                         "path {} at {:.3} s (loop {loops}): ended on the host ({:?} at τ = {:e})",
@@ -460,7 +467,11 @@ pub fn track_resident(
                         samples,
                         checkpoint,
                         h,
-                    } => host.push(
+                    } => host.push({
+                        if trace {
+                            handovers.handed(o.path, evict, h.is_some(), steps);
+                        }
+
                         PathState::new(
                             StartPoint {
                                 path: o.path,
@@ -473,8 +484,8 @@ pub fn track_resident(
                             opts,
                             max_lift,
                         )
-                        .with_history(samples, checkpoint, h),
-                    ),
+                        .with_history(samples, checkpoint, h)
+                    }),
                 }
             }
             let t3 = std::time::Instant::now();
@@ -523,8 +534,67 @@ pub fn track_resident(
         if let Some(p) = rt.profile() {
             eprintln!("resident: {p}");
         }
+        handovers.print();
     }
     Ok(stats)
+}
+
+/// Where the host's steps went (`PATHTRACK_RESIDENT_TRACE`): the paths handed over, by how
+/// they left their slots (evicted in the tail; `EXIT_CONTINUE` from the oldest sample;
+/// `EXIT_HANDOFF` from the zone entry) and how the host ended them, with the host's steps.
+#[derive(Default)]
+struct HandOvers {
+    /// Path → (its kind, its steps when handed over).
+    open: std::collections::HashMap<u64, (&'static str, u32)>,
+    /// (kind, end) → (paths, host steps).
+    done: std::collections::BTreeMap<(&'static str, String), (u64, u64)>,
+}
+
+impl HandOvers {
+    fn handed(&mut self, path: u64, evicted: bool, from_sample: bool, steps: (u32, u32)) {
+        let kind = match (evicted, from_sample) {
+            (true, _) => "evicted",
+            (false, true) => "continue",
+            (false, false) => "handoff",
+        };
+        self.open.insert(path, (kind, steps.0 + steps.1));
+    }
+
+    fn ended(&mut self, end: &PathEnd) {
+        let Some((kind, before)) = self.open.remove(&end.path) else {
+            return;
+        };
+        let how = match &end.code {
+            TrackCode::Reached => "reached".to_string(),
+            TrackCode::Cauchy { winding, .. } => format!("cauchy w={winding}"),
+            // The reason's words, its numbers as '#'.
+            TrackCode::StoppedInEndgame(r) | TrackCode::Failed(r) => {
+                let mut w: String = r
+                    .chars()
+                    .take(40)
+                    .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                    .collect();
+                while let Some(i) = w.find("##").or(w.find("#.#")).or(w.find("#e")) {
+                    let len = if w[i..].starts_with("#.#") { 3 } else { 2 };
+                    w.replace_range(i..i + len, "#");
+                }
+                w
+            }
+        };
+        let e = self.done.entry((kind, how)).or_default();
+        e.0 += 1;
+        e.1 += (end.accepted + end.rejected).saturating_sub(before) as u64;
+    }
+
+    fn print(&self) {
+        let total: u64 = self.done.values().map(|v| v.1).sum();
+        for ((kind, how), (paths, steps)) in &self.done {
+            eprintln!(
+                "resident: host {kind:<8} {paths:>7} paths {steps:>10} steps ({:4.1} %) ended {how}",
+                100.0 * *steps as f64 / total.max(1) as f64
+            );
+        }
+    }
 }
 
 /// One line on stderr for a traced path that left its slot (`PATHTRACK_TRACE_PATHS`).
