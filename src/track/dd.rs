@@ -85,7 +85,9 @@ pub const DD_MAX_STEPS: u32 = 4000;
 /// the end of its first window (path 325: `s` from 2.7e-8 to 1.4e-9 in 400 steps, 2.1-fold
 /// per 100). The same rate over a quarter of the window (100 steps, `100^{1/4}` ≈ 3.2-fold,
 /// here 3) gives them up four times sooner, while a tracking to a huge-norm root covers
-/// its 8 or more decades of `s` in 77–241 steps.
+/// its 8 or more decades of `s` in 77–241 steps. Not shorter: 50 steps at 1.75-fold gave
+/// up two of chandra-14's tails (seed 1, paths 3721 and 4904, slowed to ~1.3-fold per 50
+/// steps near s = 1e-12) that 100 steps let through.
 pub const DD_PACE_STEPS: u32 = 100;
 /// See [`DD_PACE_STEPS`].
 pub const DD_PACE_SHRINK: f64 = 3.0;
