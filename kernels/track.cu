@@ -518,8 +518,8 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.ct[RT_HALVED_AT * cap + i] = steps;
         }
         bool carry = (S.entered[i] & RT_CARRY) != 0;
-        const bool may_carry =
-            o.slots_finish_diverging && !S.ddm[i] && (carry || (cond > o.zone_cond && s > o.dd_entry_s));
+        const bool may_carry = o.slots_finish_diverging && !S.ddm[i] &&
+                               (carry || (cond > o.zone_cond && s > o.dd_entry_s));
         const unsigned since_halved = steps - S.ct[RT_HALVED_AT * cap + i];
         // heading to infinity: the valuation between the last two samples (slot.rs), read
         // only where it decides something: a carried path, one that may be carried, one past

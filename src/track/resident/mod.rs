@@ -467,25 +467,26 @@ pub fn track_resident(
                         samples,
                         checkpoint,
                         h,
-                    } => host.push({
+                    } => {
                         if trace {
                             handovers.handed(o.path, evict, h.is_some(), steps);
                         }
-
-                        PathState::new(
-                            StartPoint {
-                                path: o.path,
-                                y,
-                                tau,
-                                log,
-                                lifts: o.lifts,
-                                steps,
-                            },
-                            opts,
-                            max_lift,
-                        )
-                        .with_history(samples, checkpoint, h)
-                    }),
+                        host.push(
+                            PathState::new(
+                                StartPoint {
+                                    path: o.path,
+                                    y,
+                                    tau,
+                                    log,
+                                    lifts: o.lifts,
+                                    steps,
+                                },
+                                opts,
+                                max_lift,
+                            )
+                            .with_history(samples, checkpoint, h),
+                        );
+                    }
                 }
             }
             let t3 = std::time::Instant::now();
