@@ -165,18 +165,27 @@ pub struct Lifting {
     pub coarse: Option<Vec<Vec<i64>>>,
 }
 
-/// Generic lifting values are drawn uniformly from `[0, LIFT_RANGE)`.
+/// Generic lifting values are drawn uniformly from `[0, LIFT_RANGE)` unless a wider range
+/// is asked for ([`Lifting::random_in`]).
 pub const LIFT_RANGE: i64 = 1 << 20;
 
 impl Lifting {
     /// Uniform random integers in `[0, 2^20)` from `ChaCha8Rng::seed_from_u64(seed)`.
     pub fn random(s: &Supports, seed: u64) -> Lifting {
+        Lifting::random_in(s, seed, LIFT_RANGE)
+    }
+
+    /// Uniform random integers in `[0, range)` from `ChaCha8Rng::seed_from_u64(seed)`.
+    /// An exact tie (a support point on a cell's lifted facet) is a linear relation among
+    /// the values: each relation holds for at most one value of a free coordinate, so a
+    /// draw meets one with probability ≲ (cells × points) / `range`.
+    pub fn random_in(s: &Supports, seed: u64, range: i64) -> Lifting {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         Lifting {
             values: s
                 .groups
                 .iter()
-                .map(|g| g.iter().map(|_| rng.random_range(0..LIFT_RANGE)).collect())
+                .map(|g| g.iter().map(|_| rng.random_range(0..range)).collect())
                 .collect(),
             coarse: None,
         }
@@ -188,7 +197,12 @@ impl Lifting {
     /// enumeration checks this exactly for every cell and reports
     /// [`CellError::LiftingTooSmall`] otherwise.
     pub fn stable(s: &Supports, seed: u64, big: i64) -> Lifting {
-        let mut l = Lifting::random(s, seed);
+        Lifting::stable_in(s, seed, LIFT_RANGE, big)
+    }
+
+    /// [`Lifting::stable`] with its generic part drawn from `[0, range)`.
+    pub fn stable_in(s: &Supports, seed: u64, range: i64, big: i64) -> Lifting {
+        let mut l = Lifting::random_in(s, seed, range);
         let coarse: Vec<Vec<i64>> = s
             .groups
             .iter()

@@ -7,7 +7,7 @@
 //!
 //! with random complex `r` (generic coefficients for the start), the target coefficients `f`
 //! (`f = 0` for an added constant), the exact integer lifting `ω` of the mixed-cell
-//! computation scaled by `1/LIFT_RANGE`, and `δ = 1`. At `t → 0` the `r` columns dominate
+//! computation divided by its range (`2^20` unless ties widened it), and `δ = 1`. At `t → 0` the `r` columns dominate
 //! (the `f − r` columns are lifted higher), at `t = 1` the coefficients are `f`: one run goes
 //! from the binomial start systems to the target, including the coefficient change and the
 //! removal of the added constants.
@@ -33,17 +33,27 @@ use rand::Rng;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-/// Lifts are divided by this (the range of the random lifting).
-pub const LIFT_SCALE: f64 = super::lifting::LIFT_RANGE as f64;
+/// The lifting's first range: generic values in `[0, 2^20)`, divided by it in the homotopy
+/// (lifts of order 1).
+pub const FIRST_LIFT_RANGE: i64 = super::lifting::LIFT_RANGE;
+/// Each draw that meets an exact tie widens the range by this many bits, up to
+/// [`MAX_LIFT_RANGE`]. A tie is a linear relation among the lifting values, so a draw meets
+/// one with probability about (cells × points) / range: rare at 2^20 for systems of
+/// thousands of cells, near-certain for the millions of cells of cyclic-14 (C^n), and
+/// negligible at 2^44 for any system whose cells fit in memory or time.
+pub const LIFT_RANGE_STEP_BITS: u32 = 12;
+/// The widest generic range: with the origin lift `range·2^12` (times 16 while too
+/// small), lifts stay below 2^62 and the exact shifted lifts (`den·ω'`) within `i128`.
+pub const MAX_LIFT_RANGE: i64 = 1 << 44;
 /// Extra lift of the `f − r` columns (scaled units).
 pub const DELTA: f64 = 1.0;
 /// `τ₀ = −START_LOG_ACCURACY / gap`.
 pub const START_LOG_ACCURACY: f64 = 30.0;
-/// Origin lift of the stable lifting (multiplied by 16 while the exact check finds it too
-/// small). The added constants turn on at `τ ≈ −1/4096`, where paths take small steps; 2^24
+/// Origin lift of the stable lifting for the first range, in units of the range: `2^12`
+/// (multiplied by 16 while the exact check finds it too small). The added constants turn on at `τ ≈ −1/4096`, where paths take small steps; 2^24
 /// (τ ≈ −1/16, inside the endgame zone) saved a quarter of katsura-10's steps but gave
 /// katsura-8 false winding numbers 2 at a close pair of roots for 4 seeds of 8.
-pub const STABLE_BIG: i64 = 1 << 32;
+pub const STABLE_BIG_UNITS: i64 = 1 << 12;
 
 /// One column of the homotopy: equation, support point (index in the equation's group),
 /// and whether it is the `f − r` column.
@@ -59,6 +69,8 @@ pub struct Polyhedral {
     pub homotopy: Homotopy,
     pub supports: Supports,
     pub lifting: Lifting,
+    /// The range of the lifting's generic part: lifts are divided by it in the homotopy.
+    pub lift_range: i64,
     /// Random start coefficients `r[k][i]` per equation and support point.
     r: Vec<Vec<C64>>,
     columns: Vec<Column>,
@@ -73,25 +85,38 @@ pub struct Polyhedral {
 }
 
 /// Draws liftings from `seed` until one is generic (and, for a stable lifting, refines the
-/// coarse subdivision), counting its cells; returns the lifting and the counts.
+/// coarse subdivision), counting its cells; returns the lifting, the range of its generic
+/// part and the counts. The first draw takes its generic part from `[0, first_range)`;
+/// every draw that meets a tie widens the range by [`LIFT_RANGE_STEP_BITS`] bits. A
+/// lifting without ties gives the start systems (a cell's face then holds its own points
+/// only, so its start system is binomial); the counting wrappers resolve ties by a symbolic
+/// perturbation instead, which gives volumes but not start systems.
 fn generic_lifting(
     s: &Supports,
     stable: bool,
     seed: u64,
     threads: usize,
-) -> Result<(Lifting, super::CellStats)> {
-    let mut big = STABLE_BIG;
+    first_range: i64,
+) -> Result<(Lifting, i64, super::CellStats)> {
+    let mut range = first_range;
+    let mut big = range.saturating_mul(STABLE_BIG_UNITS);
     let mut last = String::new();
     for attempt in 0..super::MAX_REDRAWS {
         let lift = if stable {
-            Lifting::stable(s, seed.wrapping_add(attempt), big)
+            Lifting::stable_in(s, seed.wrapping_add(attempt), range, big)
         } else {
-            Lifting::random(s, seed.wrapping_add(attempt))
+            Lifting::random_in(s, seed.wrapping_add(attempt), range)
         };
         match mixed_cells(s, &lift, threads, &mut |_| ControlFlow::Continue(())) {
-            Ok(st) => return Ok((lift, st)),
-            Err(CellError::NonGeneric(m)) => last = m,
-            Err(CellError::LiftingTooSmall) if big < 1 << 52 => {
+            Ok(st) => return Ok((lift, range, st)),
+            Err(CellError::NonGeneric(m)) => {
+                last = format!("{m} (generic lifts below 2^{})", range.ilog2());
+                if range < MAX_LIFT_RANGE {
+                    range = (range << LIFT_RANGE_STEP_BITS).min(MAX_LIFT_RANGE);
+                    big = big.max(range.saturating_mul(STABLE_BIG_UNITS));
+                }
+            }
+            Err(CellError::LiftingTooSmall) if big < 1 << 60 => {
                 big <<= 4;
                 last = "origin lift too small".into();
             }
@@ -112,6 +137,18 @@ impl Polyhedral {
         rng: &mut impl Rng,
         threads: usize,
     ) -> Result<Polyhedral> {
+        Polyhedral::with_first_lift_range(system, torus, rng, threads, FIRST_LIFT_RANGE)
+    }
+
+    /// [`Polyhedral::new`] whose first lifting draws its generic part from
+    /// `[0, first_range)` (tests force ties with a tiny range).
+    pub fn with_first_lift_range(
+        system: &System,
+        torus: bool,
+        rng: &mut impl Rng,
+        threads: usize,
+        first_range: i64,
+    ) -> Result<Polyhedral> {
         let n = system.n();
         let base = Supports::from_system(system)?;
         let plain = !torus && base.has_origin();
@@ -123,7 +160,9 @@ impl Polyhedral {
         // (noon-7: 386k → 214k steps, chandra-10: 222k → 110k). Its paths to chandra-n's
         // huge-norm solutions stall near t = 1 more often (2 of chandra-10 seed 2's), which
         // tracking their last stretch in double-double finishes (`track::dd`).
-        let (lifting, stats) = generic_lifting(&supports, !(torus || plain), seed, threads)?;
+        let (lifting, lift_range, stats) =
+            generic_lifting(&supports, !(torus || plain), seed, threads, first_range)?;
+        let scale = lift_range as f64;
         let r: Vec<Vec<C64>> = (0..n)
             .map(|e| {
                 supports
@@ -142,7 +181,7 @@ impl Polyhedral {
                         .map(|t| system.equations[e].terms[t].coeff)
                         .unwrap_or(C64::new(0.0, 0.0));
                     let a32: Vec<i32> = a.iter().map(|&v| v as i32).collect();
-                    let w = lifting.of(&supports, e, i) as f64 / LIFT_SCALE;
+                    let w = lifting.of(&supports, e, i) as f64 / scale;
                     terms.push((r[e][i], a32.clone(), w));
                     columns.push(Column {
                         eq: e,
@@ -178,6 +217,7 @@ impl Polyhedral {
             volume: stats.mixed_volume,
             supports,
             lifting,
+            lift_range,
             r,
             columns,
             torus,
@@ -191,6 +231,7 @@ impl Polyhedral {
         let den = cell.denominator;
         let mut lifts = Vec::with_capacity(self.columns.len());
         let mut gap = f64::INFINITY;
+        let scale = self.lift_range as f64;
         for c in &self.columns {
             let pts = s.support(c.eq);
             let c0 = cell.pairs[c.eq][0];
@@ -211,7 +252,7 @@ impl Polyhedral {
                     c.eq + 1
                 )));
             }
-            let w = v as f64 / (den as f64 * LIFT_SCALE) + if c.second { DELTA } else { 0.0 };
+            let w = v as f64 / (den as f64 * scale) + if c.second { DELTA } else { 0.0 };
             if w > 0.0 {
                 gap = gap.min(w);
             }
