@@ -32,6 +32,11 @@ pub trait Backend: Send {
     fn setup_note(&self) -> Option<String> {
         None
     }
+    /// The PCI bus id of the GPU the backend runs on (for [`crate::gpu::nvml`]); `None` for
+    /// the CPU.
+    fn pci_bus_id(&self) -> Option<String> {
+        None
+    }
     /// Extended Jacobians `[D_y H, D_τ H, H]`, `p × n × (N+2)`, each equation scaled by a
     /// positive factor (see [`crate::eval`]).
     fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()>;

@@ -69,6 +69,8 @@ pub struct Device {
     pub cc: (i32, i32),
     /// Streaming multiprocessors.
     pub sms: usize,
+    /// `domain:bus:device.0`, as NVML names the device ([`super::nvml`]).
+    pub pci_bus_id: String,
 }
 
 impl Device {
@@ -98,6 +100,25 @@ impl Device {
             let sms = ctx
                 .attribute(dsys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
                 .map_err(|e| cuda_err("cuDeviceGetAttribute(multiprocessors)", e))?;
+            let pci = |a, what| {
+                ctx.attribute(a)
+                    .map_err(|e| cuda_err(&format!("cuDeviceGetAttribute({what})"), e))
+            };
+            let pci_bus_id = format!(
+                "{:08x}:{:02x}:{:02x}.0",
+                pci(
+                    dsys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+                    "PCI domain"
+                )?,
+                pci(
+                    dsys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
+                    "PCI bus"
+                )?,
+                pci(
+                    dsys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+                    "PCI device"
+                )?,
+            );
             Ok(Device {
                 ctx,
                 stream,
@@ -105,6 +126,7 @@ impl Device {
                 name,
                 cc,
                 sms: sms.max(1) as usize,
+                pci_bus_id,
             })
         })
     }

@@ -8,6 +8,7 @@
 pub mod blas;
 pub mod device;
 pub mod jit;
+pub mod nvml;
 
 pub use device::{cuda_err, guarded, DBuf, Device, Timer};
 

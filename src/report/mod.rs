@@ -2,6 +2,7 @@
 //! streamed while paths finish (each line flushed, so an interrupted run keeps every path
 //! already done), and the progress bar on stderr.
 
+pub mod usage;
 use crate::error::{Error, Result};
 use crate::post::{dedup, is_real, Endpoint, Status};
 use num_complex::Complex64 as C64;
@@ -74,6 +75,8 @@ pub struct Phases {
     /// or reading them from the kernel cache, [`crate::gpu::jit`]).
     pub backend_setup: f64,
     pub tracking: f64,
+    /// The machine's use during `tracking` (host cores, GPU utilization).
+    pub tracking_usage: usage::Usage,
     pub recovery: f64,
     /// Each recovery round that ran, in order: the paths it tracked again, the wall seconds
     /// spent finding them, and the round's own (with the refinement of its endpoints). A
@@ -631,6 +634,15 @@ pub fn summary_table(s: &Summary) -> String {
             "start {:.3}, backend setup {:.3}, tracking {:.3}, recovery {:.3}",
             ph.start_system, ph.backend_setup, ph.tracking, ph.recovery
         ),
+    );
+    let u = &ph.tracking_usage;
+    row(
+        &mut t,
+        "  tracking used",
+        match u.gpu_busy_percent {
+            Some(g) => format!("{:.1} host cores, GPU busy {g:.0} %", u.host_cores),
+            None => format!("{:.1} host cores", u.host_cores),
+        },
     );
     if !ph.recovery_rounds.is_empty() {
         let rounds: Vec<String> = ph

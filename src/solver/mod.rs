@@ -405,6 +405,7 @@ pub fn solve(
     };
     backend.set_homotopy(start.homotopy())?;
     phases.backend_setup = lap();
+    let gpu = backend.pci_bus_id();
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
@@ -459,6 +460,7 @@ pub fn solve(
             tracked.and(reported)
         })
     };
+    let meter = crate::report::usage::UsageMeter::start(gpu);
     track(
         opts.only.clone().map(Arc::new),
         &opts.tracker,
@@ -467,6 +469,7 @@ pub fn solve(
         &mut *obs,
     )?;
     phases.tracking = lap();
+    phases.tracking_usage = meter.finish();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     // Each re-tracked path's endpoint before its first re-tracking.

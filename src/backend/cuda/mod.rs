@@ -864,6 +864,10 @@ impl Backend for CudaBackend {
         Ok(())
     }
 
+    fn pci_bus_id(&self) -> Option<String> {
+        Some(self.dev.pci_bus_id.clone())
+    }
+
     fn resident(&mut self) -> Option<&mut dyn crate::track::resident::ResidentTracker> {
         if self.resident_on {
             Some(self)
