@@ -42,13 +42,30 @@ pub fn root_counts(
             .unwrap_or(Value::Null),
     );
     let s = Supports::from_system(system)?;
-    let torus = polyhedral::mixed_volume_of(&s, seed, threads)?;
+    let laurent = system.equations.iter().any(|f| f.is_laurent());
+    // The two enumerations side by side: neither keeps every core busy to its end (the
+    // last jobs of an enumeration run on few threads).
+    let timed =
+        |f: &dyn Fn() -> std::result::Result<polyhedral::CellStats, polyhedral::CellError>| {
+            let t = std::time::Instant::now();
+            f().map(|st| (st, t.elapsed().as_secs_f64()))
+        };
+    let (torus, stable) = rayon::join(
+        || timed(&|| polyhedral::mixed_volume_of(&s, seed, threads)),
+        || (!laurent).then(|| timed(&|| polyhedral::stable_mixed_volume_of(&s, seed, threads))),
+    );
+    let (torus, torus_seconds) = torus?;
     m.insert("mixed_volume".into(), json!(torus.mixed_volume));
-    if system.equations.iter().any(|f| f.is_laurent()) {
-        m.insert("stable_mixed_volume".into(), Value::Null);
-    } else {
-        let stable = polyhedral::stable_mixed_volume_of(&s, seed, threads)?;
-        m.insert("stable_mixed_volume".into(), json!(stable.stable_volume));
+    let mut seconds = Map::new();
+    seconds.insert("mixed_volume".into(), json!(torus_seconds));
+    match stable.transpose()? {
+        Some((st, t)) => {
+            m.insert("stable_mixed_volume".into(), json!(st.stable_volume));
+            seconds.insert("stable_mixed_volume".into(), json!(t));
+        }
+        None => {
+            m.insert("stable_mixed_volume".into(), Value::Null);
+        }
     }
     m.insert("mixed_cells".into(), json!(torus.cells));
     if !system.equations.iter().any(|f| f.is_laurent()) {
@@ -66,6 +83,7 @@ pub fn root_counts(
         );
         m.insert("partition".into(), json!(part.display(&system.variables)));
     }
+    m.insert("seconds_each".into(), Value::Object(seconds));
     m.insert("seconds".into(), json!(clock.elapsed().as_secs_f64()));
     Ok(m)
 }
