@@ -183,3 +183,45 @@ fn paths_beyond_double_precision_are_told_from_huge_and_singular_solutions() {
     uneven[1].1 = conds[2].1 / 1.1;
     assert_eq!(beyond_double(&uneven[1..], &samples, 0.0), None, "one pair");
 }
+
+/// A recovery round's time bound (`TrackerOptions::deadline`): once it has passed, every
+/// path still tracked stops at its next step with the bound as its reason, instead of
+/// crawling on to its step budget; without a bound the same paths reach t = 1.
+#[test]
+fn paths_stop_at_the_time_bound() {
+    use pathtrack::track::{TrackCode, TIME_BOUND_REASON};
+    let (_, td, mut b) = katsura5_total_degree();
+    let mut run = |opts: &TrackerOptions| {
+        let mut starts = (0..td.path_count() as u64).map(|i| StartPoint {
+            path: i,
+            y: td.start_point(i as u128),
+            tau: -16.0,
+            log: false,
+            lifts: None,
+            steps: (0, 0),
+        });
+        let mut ends = Vec::new();
+        track_all(&mut b, &td.homotopy, opts, &mut starts, &mut |e| {
+            ends.push((e.code, e.accepted + e.rejected));
+            Ok(())
+        })
+        .unwrap();
+        ends
+    };
+    let bounded = TrackerOptions {
+        deadline: Some(std::time::Instant::now()),
+        ..TrackerOptions::default()
+    };
+    let ends = run(&bounded);
+    assert_eq!(ends.len(), 32);
+    for (code, steps) in &ends {
+        let why = match code {
+            TrackCode::Failed(r) | TrackCode::StoppedInEndgame(r) => r.as_str(),
+            other => panic!("{other:?} after {steps} steps past the bound"),
+        };
+        assert!(why.contains(TIME_BOUND_REASON), "{why}");
+        assert!(*steps <= 2, "{steps} steps past the bound");
+    }
+    let free = run(&TrackerOptions::default());
+    assert!(free.iter().all(|(c, _)| *c == TrackCode::Reached));
+}

@@ -322,6 +322,18 @@ pub fn rng_for(seed: u64) -> rand_chacha::ChaCha8Rng {
     rand_chacha::ChaCha8Rng::seed_from_u64(seed)
 }
 
+/// Least time bound of a recovery round, in seconds: a first pass of a fraction of a second
+/// leaves its few hard paths this long.
+pub const ROUND_TIME_FLOOR: f64 = 10.0;
+
+/// The time bound of each recovery round: the first pass's wall seconds (no round takes
+/// longer than the pass before it), at least [`ROUND_TIME_FLOOR`]. Paths still on the host
+/// tracker at the bound stop with [`crate::track::TIME_BOUND_REASON`]; where such a path
+/// had a solution of its own before the round, that endpoint stands.
+pub fn round_time_bound(first_pass_seconds: f64) -> std::time::Duration {
+    std::time::Duration::from_secs_f64(first_pass_seconds.max(ROUND_TIME_FLOOR))
+}
+
 /// What a caller of [`solve`] sees while it runs.
 pub trait Observer {
     /// The number of paths, once the start system is built.
@@ -506,6 +518,7 @@ pub fn solve(
         if attempt >= RECOVERY_ROUNDS {
             tracker.residual = Residual::DoubleDouble;
         }
+        tracker.deadline = Some(round_clock + round_time_bound(phases.tracking));
         let earlier: Vec<Endpoint> = suspects
             .iter()
             .filter_map(|&p| tally.nonsingular_endpoint(p))

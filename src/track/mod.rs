@@ -95,9 +95,30 @@ pub struct TrackerOptions {
     /// ([`path::settled_valuation`]). On by default, off in the recovery rounds
     /// ([`Self::tightened`]), which track such paths on the host as before.
     pub slots_finish_diverging: bool,
+    /// Paths still running at this instant stop ([`TIME_BOUND_REASON`]): the recovery
+    /// rounds' time bound. `None`: no bound.
+    pub deadline: Option<std::time::Instant>,
 }
 
+/// The reason of a path stopped by [`TrackerOptions::deadline`].
+pub const TIME_BOUND_REASON: &str = "time bound of the recovery round reached";
+
 impl TrackerOptions {
+    /// Why a path that took `steps` steps (accepted + rejected) must stop now: its step
+    /// budget ([`Self::max_steps`]) or the time bound ([`Self::deadline`]) is spent.
+    pub fn budget_spent(&self, steps: u32) -> Option<&'static str> {
+        if steps >= self.max_steps {
+            Some("too many steps")
+        } else if self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            Some(TIME_BOUND_REASON)
+        } else {
+            None
+        }
+    }
+
     /// The predictor error target of a step from a point in `regime`.
     pub fn eta_target_at(&self, regime: path::Regime) -> f64 {
         match regime {
@@ -147,6 +168,7 @@ impl Default for TrackerOptions {
             residual: Residual::Adaptive,
             stop_beyond_double: true,
             slots_finish_diverging: true,
+            deadline: None,
         }
     }
 }

@@ -872,8 +872,8 @@ impl PathState {
             let reason = format!("step size underflow ({why})");
             return self.stop(opts, reason);
         }
-        if self.accepted + self.rejected >= opts.max_steps {
-            return self.stop(opts, "too many steps".into());
+        if let Some(why) = opts.budget_spent(self.accepted + self.rejected) {
+            return self.stop(opts, why.into());
         }
         self.begin_step(opts);
         None
@@ -1078,8 +1078,8 @@ impl PathState {
                         if self.phase == Phase::Resume {
                             return None;
                         }
-                        if self.accepted + self.rejected >= opts.max_steps {
-                            return self.stop(opts, "too many steps".into());
+                        if let Some(why) = opts.budget_spent(self.accepted + self.rejected) {
+                            return self.stop(opts, why.into());
                         }
                         if self.accepted + self.rejected - self.loop_began > LOOP_STEP_BUDGET {
                             return self.end_endgame();
@@ -1157,8 +1157,8 @@ impl PathState {
                             return Some(self.finish(TrackCode::StoppedInEndgame(why)));
                         }
                     }
-                    if self.accepted + self.rejected >= opts.max_steps {
-                        return self.stop(opts, "too many steps".into());
+                    if let Some(why) = opts.budget_spent(self.accepted + self.rejected) {
+                        return self.stop(opts, why.into());
                     }
                     self.begin_step(opts);
                     None
