@@ -39,6 +39,10 @@ pub struct Summary {
     pub at_infinity: u64,
     pub real: u64,
     pub failed: u64,
+    /// The failed paths by the kind of their reason (numbers as `#`); absent when none
+    /// failed.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub failed_reasons: std::collections::BTreeMap<String, u64>,
     /// Nonsingular endpoints reached by more than one path (a sign of path jumping) after
     /// recovery.
     pub duplicate_paths: u64,
@@ -247,6 +251,8 @@ struct Record {
     refined_dd: bool,
     /// At infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]).
     estimated_at_infinity: bool,
+    /// Why the path failed ([`crate::track::reason_kind`] of its reason); failed paths only.
+    failed_reason: Option<String>,
 }
 
 /// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
@@ -314,6 +320,9 @@ impl Tally {
             rank: e.rank,
             refined_dd: e.refined_dd,
             estimated_at_infinity: e.at_infinity_by_estimate(),
+            failed_reason: (e.status == Status::Failed).then(|| {
+                crate::track::reason_kind(e.reason.as_deref().unwrap_or("no reason given"))
+            }),
         };
         match self.index.get(&e.path) {
             Some(&i) => self.records[i] = r,
@@ -322,6 +331,17 @@ impl Tally {
                 self.records.push(r);
             }
         }
+    }
+
+    /// The failed paths counted by the kind of their reason ([`crate::track::reason_kind`]).
+    pub fn failed_reasons(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut m = std::collections::BTreeMap::new();
+        for r in &self.records {
+            if let Some(k) = &r.failed_reason {
+                *m.entry(k.clone()).or_insert(0) += 1;
+            }
+        }
+        m
     }
 
     /// The nonsingular endpoint recorded for `path`, rebuilt from its record (for
@@ -599,6 +619,9 @@ pub fn summary_table(s: &Summary) -> String {
     row(&mut t, "  real", s.real.to_string());
     row(&mut t, "at infinity (paths)", s.at_infinity.to_string());
     row(&mut t, "failed (paths)", s.failed.to_string());
+    for (why, count) in &s.failed_reasons {
+        row(&mut t, &format!("  {count} ×"), why.clone());
+    }
     if s.retracked > 0 {
         row(
             &mut t,
@@ -717,5 +740,27 @@ mod tests {
         let mut paths: Vec<Vec<u64>> = tally.solutions().into_iter().map(|s| s.paths).collect();
         paths.sort();
         assert_eq!(paths, vec![vec![0], vec![1], vec![2]]);
+    }
+
+    /// Failed paths are counted by the kind of their reason (numbers as `#`), and a path
+    /// that a recovery round moves to a solution no longer counts.
+    #[test]
+    fn failed_paths_are_counted_by_reason() {
+        let failed = |path: u64, why: &str| Endpoint {
+            reason: Some(why.into()),
+            ..Endpoint::new(path, Status::Failed)
+        };
+        let mut tally = Tally::default();
+        tally.add(&failed(0, "step size underflow (h = 1.2e-15)"));
+        tally.add(&failed(1, "step size underflow (h = 3e-16)"));
+        tally.add(&failed(2, crate::track::TIME_BOUND_REASON));
+        tally.add(&nonsingular(3, [1.0, 2.0]));
+        let m = tally.failed_reasons();
+        assert_eq!(m.len(), 2, "{m:?}");
+        let underflow = crate::track::reason_kind("step size underflow (h = 1e-9)");
+        assert_eq!(m[&underflow], 2, "{m:?}");
+        assert_eq!(m.values().sum::<u64>(), tally.counts().failed);
+        tally.add(&nonsingular(1, [3.0, 2.0]));
+        assert_eq!(tally.failed_reasons()[&underflow], 1);
     }
 }

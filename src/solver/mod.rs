@@ -575,6 +575,7 @@ pub fn solve(
         at_infinity: c.at_infinity,
         real: c.real,
         failed: c.failed,
+        failed_reasons: tally.failed_reasons(),
         duplicate_paths: c.duplicate_paths,
         recovered,
         retracked,

@@ -100,6 +100,22 @@ pub struct TrackerOptions {
     pub deadline: Option<std::time::Instant>,
 }
 
+/// The kind of a path's reason, for counting reasons: its first 40 characters with every
+/// run of digits, decimal point and exponent letter squeezed to `#` ("h = 1.2e-15" and
+/// "h = 3e-16" both give "h = #-#").
+pub fn reason_kind(reason: &str) -> String {
+    let mut w: String = reason
+        .chars()
+        .take(40)
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .collect();
+    while let Some(i) = w.find("##").or(w.find("#.#")).or(w.find("#e")) {
+        let len = if w[i..].starts_with("#.#") { 3 } else { 2 };
+        w.replace_range(i..i + len, "#");
+    }
+    w
+}
+
 /// The reason of a path stopped by [`TrackerOptions::deadline`].
 pub const TIME_BOUND_REASON: &str = "time bound of the recovery round reached";
 

@@ -568,19 +568,7 @@ impl HandOvers {
         let how = match &end.code {
             TrackCode::Reached => "reached".to_string(),
             TrackCode::Cauchy { winding, .. } => format!("cauchy w={winding}"),
-            // The reason's words, its numbers as '#'.
-            TrackCode::StoppedInEndgame(r) | TrackCode::Failed(r) => {
-                let mut w: String = r
-                    .chars()
-                    .take(40)
-                    .map(|c| if c.is_ascii_digit() { '#' } else { c })
-                    .collect();
-                while let Some(i) = w.find("##").or(w.find("#.#")).or(w.find("#e")) {
-                    let len = if w[i..].starts_with("#.#") { 3 } else { 2 };
-                    w.replace_range(i..i + len, "#");
-                }
-                w
-            }
+            TrackCode::StoppedInEndgame(r) | TrackCode::Failed(r) => super::reason_kind(r),
         };
         let e = self.done.entry((kind, how)).or_default();
         e.0 += 1;
