@@ -255,7 +255,12 @@ impl ListWriter {
         let entries: Vec<&Entry> = self.latest.values().collect();
         let text = list(self.format, &entries, &self.variables);
         drop(self.out);
-        std::fs::write(&self.path, text)
+        // Written beside and renamed over the streamed list: never a half-written file.
+        let mut name = self.path.file_name().unwrap_or_default().to_os_string();
+        name.push(".partial");
+        let partial = self.path.with_file_name(name);
+        std::fs::write(&partial, text)
+            .and_then(|_| std::fs::rename(&partial, &self.path))
             .map_err(|e| Error::io(format!("writing {}", self.path.display()), e))
     }
 }

@@ -126,7 +126,7 @@ mod tests {
         }
         assert_eq!(exact(2.0), "2");
         assert_eq!(exact(1.1), "1.1000000000000001e+00");
-        assert_eq!(exact(2.5e-17), "2.5000000000000001e-17");
+        assert_eq!(exact(2.5e-17), "2.4999999999999999e-17");
         assert_eq!(shortest(1.1), "1.1");
     }
 }
