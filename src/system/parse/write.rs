@@ -22,19 +22,14 @@ pub struct Style {
 }
 
 /// `v` as an integer when it is one below 10^15 in magnitude, else in scientific notation
-/// with 17 significant digits and a signed two-digit exponent (`1.1000000000000001e+00`),
-/// which reads back to exactly `v` in any correctly rounding reader.
+/// with 17 significant digits (`1.1000000000000001e0`, `2.4999999999999999e-17`), which
+/// reads back to exactly `v` in any correctly rounding reader. The exponent has no `+`
+/// sign: Bertini's parser refuses `e+00`.
 pub fn exact(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
-        return format!("{v}");
-    }
-    let s = format!("{v:.16e}");
-    match s.split_once('e') {
-        Some((mantissa, exp)) => {
-            let e: i32 = exp.parse().unwrap_or(0);
-            format!("{mantissa}e{e:+03}")
-        }
-        None => s,
+        format!("{v}")
+    } else {
+        format!("{v:.16e}")
     }
 }
 
@@ -125,7 +120,7 @@ mod tests {
             assert_eq!(s.parse::<f64>().unwrap(), v, "{s}");
         }
         assert_eq!(exact(2.0), "2");
-        assert_eq!(exact(1.1), "1.1000000000000001e+00");
+        assert_eq!(exact(1.1), "1.1000000000000001e0");
         assert_eq!(exact(2.5e-17), "2.4999999999999999e-17");
         assert_eq!(shortest(1.1), "1.1");
     }
