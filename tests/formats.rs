@@ -26,16 +26,19 @@ fn load(name: &str) -> System {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A monomial as the nonzero exponents of its variables, by name.
+type Monomial = Vec<(String, i32)>;
+
 /// Each term of each equation as (exponent of each variable by name, coefficient), in the
 /// order of the terms: equal for two systems that differ only in the order of variables.
-fn by_name(s: &System) -> Vec<Vec<(Vec<(String, i32)>, C)>> {
+fn by_name(s: &System) -> Vec<Vec<(Monomial, C)>> {
     s.equations
         .iter()
         .map(|p| {
             p.terms
                 .iter()
                 .map(|t| {
-                    let mut e: Vec<(String, i32)> = s
+                    let mut e: Monomial = s
                         .variables
                         .iter()
                         .cloned()
@@ -51,7 +54,7 @@ fn by_name(s: &System) -> Vec<Vec<(Vec<(String, i32)>, C)>> {
 }
 
 /// [`by_name`] as maps, for systems whose terms may come in another order.
-fn as_maps(s: &System) -> Vec<HashMap<Vec<(String, i32)>, C>> {
+fn as_maps(s: &System) -> Vec<HashMap<Monomial, C>> {
     by_name(s)
         .into_iter()
         .map(|eq| eq.into_iter().collect())
