@@ -176,21 +176,12 @@ pub enum BenchWhat {
     },
 }
 
-/// A system named as `FAMILYn` (generated) or a path to a file.
+/// A system named as `FAMILYn` (generated) or a path to a file
+/// ([`crate::system::parse::load_named`]).
 pub fn system_by_name(name: &str) -> Result<System> {
-    let path = std::path::Path::new(name);
-    if path.exists() {
-        return Ok(crate::system::load(path)?);
-    }
-    let split = name.find(|c: char| c.is_ascii_digit()).ok_or_else(|| {
-        Error::Usage(format!(
-            "'{name}' is neither a file nor a family name with a size (e.g. katsura10)"
-        ))
-    })?;
-    let n: usize = name[split..]
-        .parse()
-        .map_err(|_| Error::Usage(format!("bad size in '{name}'")))?;
-    crate::system::families::generate(&name[..split], n).map_err(Error::Usage)
+    Ok(crate::system::parse::load_named(std::path::Path::new(
+        name,
+    ))?)
 }
 
 pub fn run(a: &BenchArgs) -> Result<i32> {

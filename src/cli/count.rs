@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 #[derive(Args, Debug)]
 pub struct CountArgs {
-    /// System file (YAML or PHCpack format).
+    /// System file (YAML, PHCpack, Bertini or Hom4PS format) or a family name such as katsura6.
     pub file: std::path::PathBuf,
     /// Print one JSON object on stdout.
     #[arg(long)]
@@ -89,7 +89,7 @@ pub fn root_counts(
 }
 
 pub fn run(a: &CountArgs) -> Result<i32> {
-    let system = crate::system::load(&a.file)?;
+    let system = crate::system::parse::load_named(&a.file)?;
     let m = root_counts(&system, a.seed, a.threads, a.partition.as_deref())?;
     if a.json {
         println!(

@@ -25,10 +25,13 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Reduced row echelon form of a Matrix Market matrix over Z/p, f64 or complex f64.
     Rref(rref::RrefArgs),
+    /// Write a system in another format (PHCpack, Bertini, Hom4PS, YAML), exactly.
+    Convert(convert::ConvertArgs),
 }
 
 pub mod bench;
 pub mod cells_bench;
+pub mod convert;
 pub mod count;
 pub mod external;
 pub mod generate;
@@ -38,7 +41,9 @@ pub mod solve;
 pub mod solve_bench;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
-const SUBCOMMANDS: &[&str] = &["solve", "generate", "count", "rref", "bench", "help"];
+const SUBCOMMANDS: &[&str] = &[
+    "solve", "generate", "count", "rref", "bench", "convert", "help",
+];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
 fn with_default_subcommand(mut args: Vec<String>) -> Vec<String> {
@@ -67,6 +72,7 @@ pub fn main_entry() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Count(a) => count::run(a),
         Command::Rref(a) => rref::run(a),
+        Command::Convert(a) => convert::run(a),
     };
     match result {
         Ok(code) => code,

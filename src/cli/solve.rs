@@ -4,7 +4,8 @@ use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::{CudaBackend, EvalMethod, SolveMethod};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::report::{progress, summary_table, SolutionWriter};
+use crate::report::formats::{write_solutions_as, EndpointWriter, SolutionFormat};
+use crate::report::{progress, summary_table};
 use crate::solver::{solve, Observer, SolveOptions, StartKind};
 use crate::track::TrackerOptions;
 use clap::Args;
@@ -19,7 +20,7 @@ pub enum BackendKind {
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// System file (YAML or PHCpack format).
+    /// System file (YAML, PHCpack, Bertini or Hom4PS format) or a family name such as katsura6.
     pub file: std::path::PathBuf,
     /// Start system.
     #[arg(long, value_enum, default_value = "polyhedral")]
@@ -39,9 +40,13 @@ pub struct SolveArgs {
     /// Write every path's endpoint as JSON Lines, streamed while paths finish.
     #[arg(short, long)]
     pub output: Option<std::path::PathBuf>,
-    /// Write the distinct finite solutions (with multiplicities) as JSON Lines at the end.
+    /// Write the distinct finite solutions (with multiplicities) at the end, in --format.
     #[arg(long)]
     pub solutions: Option<std::path::PathBuf>,
+    /// Format of the -o and --solutions files: jsonl, or phc and bertini (finite solutions
+    /// only, in PHCpack's solution list and Bertini's finite_solutions layout).
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: SolutionFormat,
     /// Where paths are tracked.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendKind,
@@ -88,7 +93,7 @@ pub struct SolveArgs {
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
-    let system = crate::system::load(&a.file)?;
+    let system = crate::system::parse::load_named(&a.file)?;
     if let Some(w) = crate::linalg::rref::dependent::dependency_warning(&system, a.seed) {
         eprintln!("{w}");
     }
@@ -135,7 +140,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     }
     struct Cli {
         pb: indicatif::ProgressBar,
-        writer: SolutionWriter,
+        writer: EndpointWriter,
     }
     impl Observer for Cli {
         fn total(&mut self, paths: u128) {
@@ -148,13 +153,14 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     }
     let mut obs = Cli {
         pb: progress(0, a.quiet),
-        writer: SolutionWriter::create(a.output.as_deref())?,
+        writer: EndpointWriter::create(a.output.as_deref(), a.format, &system.variables)?,
     };
     let summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
     let pb = obs.pb;
     pb.finish_and_clear();
+    obs.writer.finish()?;
     if let Some(path) = &a.solutions {
-        crate::report::write_solutions(path, &summary.solutions)?;
+        write_solutions_as(path, a.format, &summary.solutions, &system.variables)?;
     }
     if a.json {
         println!(

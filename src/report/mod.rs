@@ -2,7 +2,9 @@
 //! streamed while paths finish (each line flushed, so an interrupted run keeps every path
 //! already done), and the progress bar on stderr.
 
+pub mod formats;
 pub mod usage;
+
 use crate::error::{Error, Result};
 use crate::post::{dedup, is_real, Endpoint, Status};
 use num_complex::Complex64 as C64;

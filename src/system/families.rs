@@ -68,6 +68,23 @@ pub fn generate(family: &str, n: usize) -> Result<System, String> {
     })
 }
 
+/// The member that a name such as `katsura6` or `cyclic-7` stands for: `None` when the
+/// letters before the number are not a family's name (case-insensitive) or no number
+/// follows them, else [`generate`]'s answer (an error for a size out of range).
+pub fn by_name(name: &str) -> Option<Result<System, String>> {
+    let split = name.find(|c: char| c.is_ascii_digit())?;
+    let (family, size) = name.split_at(split);
+    let family = family.strip_suffix('-').unwrap_or(family);
+    let known = FAMILIES.iter().any(|(f, _)| f.eq_ignore_ascii_case(family));
+    if !known || !size.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match size.parse::<usize>() {
+        Ok(n) => generate(family, n),
+        Err(_) => Err(format!("{family}-n needs n <= {MAX_N}, got n = {size}")),
+    })
+}
+
 struct Info {
     title: &'static str,
     source: &'static str,
@@ -254,15 +271,6 @@ fn reimer(n: usize) -> (Vec<String>, Vec<Polynomial>) {
     (names("x", 1..=n), eqs)
 }
 
-/// Shortest decimal that parses back to exactly `v` (integers without a fraction).
-fn fmt_real(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v)
-    } else {
-        format!("{:?}", v)
-    }
-}
-
 /// A YAML scalar for `s`: plain when it is an identifier that YAML reads as a string,
 /// else double-quoted (JSON string syntax is valid YAML).
 fn quote(s: &str) -> String {
@@ -283,57 +291,13 @@ pub fn poly_to_string(p: &Polynomial, vars: &[String]) -> String {
 }
 
 /// [`poly_to_string`] with `power` (`^` or `**`) as the power operator.
-pub fn poly_to_string_with(p: &Polynomial, vars: &[String], power: &str) -> String {
-    if p.terms.is_empty() {
-        return "0".to_string();
-    }
-    let mut s = String::new();
-    for (k, t) in p.terms.iter().enumerate() {
-        let mut factors: Vec<String> = Vec::new();
-        for (j, &a) in t.exponents.iter().enumerate() {
-            match a {
-                0 => {}
-                1 => factors.push(vars[j].clone()),
-                a if a < 0 => factors.push(format!("{}{power}({a})", vars[j])),
-                a => factors.push(format!("{}{power}{a}", vars[j])),
-            }
-        }
-        let c = t.coeff;
-        let (neg, coef) = if c.im == 0.0 {
-            let neg = c.re < 0.0;
-            let mag = c.re.abs();
-            if mag == 1.0 && !factors.is_empty() {
-                (neg, None)
-            } else {
-                (neg, Some(fmt_real(mag)))
-            }
-        } else if c.re == 0.0 {
-            (c.im < 0.0, Some(format!("{}*i", fmt_real(c.im.abs()))))
-        } else {
-            let sign = if c.im < 0.0 { '-' } else { '+' };
-            (
-                false,
-                Some(format!(
-                    "({} {sign} {}*i)",
-                    fmt_real(c.re),
-                    fmt_real(c.im.abs())
-                )),
-            )
-        };
-        match (k, neg) {
-            (0, true) => s.push('-'),
-            (0, false) => {}
-            (_, true) => s.push_str(" - "),
-            (_, false) => s.push_str(" + "),
-        }
-        let mut parts = Vec::new();
-        if let Some(c) = coef {
-            parts.push(c);
-        }
-        parts.extend(factors);
-        s.push_str(&parts.join("*"));
-    }
-    s
+pub fn poly_to_string_with(p: &Polynomial, vars: &[String], power: &'static str) -> String {
+    let style = crate::system::parse::write::Style {
+        power,
+        imaginary: "i",
+        real: crate::system::parse::write::shortest,
+    };
+    crate::system::parse::write::poly(p, vars, &style)
 }
 
 /// The system as YAML in the input format, with a header comment giving its source.

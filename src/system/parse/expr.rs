@@ -200,6 +200,18 @@ pub fn parse_expr(
     vars: &HashMap<String, usize>,
     n: usize,
 ) -> Result<Polynomial, ExprError> {
+    parse_expr_with(src, vars, n, &HashMap::new())
+}
+
+/// [`parse_expr`] where a name of `defs` stands for its polynomial (named constants and
+/// Bertini's subfunctions: `g = x^2 + 1` makes `g^2` the expansion of `(x^2 + 1)^2`).
+/// Variables take precedence over definitions of the same name.
+pub fn parse_expr_with(
+    src: &str,
+    vars: &HashMap<String, usize>,
+    n: usize,
+    defs: &HashMap<String, Polynomial>,
+) -> Result<Polynomial, ExprError> {
     let toks = tokenize(src)?;
     if toks.len() == 1 {
         return err(0, "empty expression");
@@ -209,6 +221,7 @@ pub fn parse_expr(
         toks,
         at: 0,
         vars,
+        defs,
         n,
         depth: 0,
     };
@@ -233,6 +246,8 @@ struct Parser<'a> {
     toks: Vec<Token>,
     at: usize,
     vars: &'a HashMap<String, usize>,
+    /// Named polynomials (see [`parse_expr_with`]).
+    defs: &'a HashMap<String, Polynomial>,
     n: usize,
     /// Current nesting of [`Parser::unary`] calls (parentheses and signs).
     depth: usize,
@@ -430,6 +445,9 @@ impl Parser<'_> {
                         exponents: e,
                     }]);
                 }
+                if let Some(p) = self.defs.get(name) {
+                    return Ok(p.terms.clone());
+                }
                 let lower = name.to_ascii_lowercase();
                 if lower == "nan" || lower == "inf" || lower == "infinity" {
                     return err(t.pos, format!("non-finite coefficient '{name}'"));
@@ -438,6 +456,12 @@ impl Parser<'_> {
                     return err(
                         t.pos,
                         format!("'{name}' is not a number or a variable (write 1e5, not e5; the constant e is not supported)"),
+                    );
+                }
+                if self.peek().kind == Kind::LParen {
+                    return err(
+                        t.pos,
+                        format!("'{name}(…)': functions (sin, exp, sqrt, …) are not polynomial; only + - * / ^ are allowed"),
                     );
                 }
                 err(t.pos, format!("unknown variable '{name}'"))

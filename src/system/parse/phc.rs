@@ -9,7 +9,7 @@
 //! PHCpack output file) is ignored as long as it holds no further `;`. [`to_phc`] writes a
 //! system in this format, for `phc` itself and for this reader.
 
-use super::{check_variable_name, default_name, expr, line_col};
+use super::{default_name, line_col, parse_polys, variables_by_appearance, write};
 use crate::error::InputError;
 use crate::system::System;
 use std::collections::HashMap;
@@ -100,21 +100,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
             format!("more polynomials than the {n} declared on the first line"),
         ));
     }
-    // Variables in order of first appearance.
-    let mut names: Vec<String> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for (k, &(start, src)) in polys_src.iter().enumerate() {
-        let ids =
-            expr::identifiers(src).map_err(|e| at(start + e.offset, e.message).equation(k + 1))?;
-        for (name, p) in ids {
-            if index.contains_key(&name) {
-                continue;
-            }
-            check_variable_name(&name).map_err(|m| at(start + p, m).equation(k + 1))?;
-            index.insert(name.clone(), names.len());
-            names.push(name);
-        }
-    }
+    let (names, index) = variables_by_appearance(&polys_src, &at)?;
     if names.len() != n {
         return Err(at(
             npos,
@@ -125,20 +111,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
             ),
         ));
     }
-    let mut equations = Vec::with_capacity(n);
-    for (k, &(start, src)) in polys_src.iter().enumerate() {
-        let poly = expr::parse_expr(src, &index, n)
-            .map_err(|e| at(start + e.offset, e.message).equation(k + 1))?;
-        if poly.terms.is_empty() {
-            let lead = src.len() - src.trim_start().len();
-            return Err(at(
-                start + lead,
-                "equation is identically zero after expansion".into(),
-            )
-            .equation(k + 1));
-        }
-        equations.push(poly);
-    }
+    let equations = parse_polys(&polys_src, &index, &HashMap::new(), &at)?;
     Ok(System {
         name: default_name(origin),
         description: "read from PHCpack format".to_string(),
@@ -148,17 +121,19 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
 }
 
 /// `sys` in PHCpack's format: the number of equations, then one polynomial per line with
-/// `**` for powers, ending with `;`. Coefficients are written in the shortest decimals that
-/// read back exactly. The reader numbers the variables in order of first appearance, so
-/// [`parse`] gives back `sys` up to that order of the variables (and its name).
+/// `**` for powers and `i` for the imaginary unit, ending with `;`. Coefficients are
+/// written exactly ([`write::exact`]). The reader numbers the variables in order of first
+/// appearance, so [`parse`] gives back `sys` up to that order of the variables (and its
+/// name).
 pub fn to_phc(sys: &System) -> String {
+    let style = write::Style {
+        power: "**",
+        imaginary: "i",
+        real: write::exact,
+    };
     let mut out = format!("{}\n", sys.equations.len());
     for p in &sys.equations {
-        out.push_str(&crate::system::families::poly_to_string_with(
-            p,
-            &sys.variables,
-            "**",
-        ));
+        out.push_str(&write::poly(p, &sys.variables, &style));
         out.push_str(";\n");
     }
     out
