@@ -138,3 +138,98 @@ fn cuda_backend_without_gpu_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cuda"));
 }
+
+fn json_of(args: &[&str]) -> (serde_json::Value, String) {
+    let out = bin().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    (v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The default start is chosen from the root counts: total degree where it equals the
+/// mixed volume (katsura-5), polyhedral where it is far above (cyclic-5); the summary says
+/// why, and the run is the one the explicit `--start` of the choice gives (same seed, same
+/// endpoints, bit for bit).
+#[test]
+fn the_default_start_is_chosen_and_explained() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-auto-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (system, chosen, finite) in [
+        ("systems/katsura5.yaml", "total-degree", 32),
+        ("systems/cyclic5.yaml", "polyhedral", 70),
+    ] {
+        let auto = dir.join("auto.jsonl");
+        let explicit = dir.join("explicit.jsonl");
+        let (v, _) = json_of(&[system, "--json", "-q", "-o", auto.to_str().unwrap()]);
+        assert_eq!(v["start"], chosen, "{system}");
+        assert_eq!(v["finite"], finite, "{system}");
+        let why = v["start_reason"].as_str().unwrap();
+        assert!(why.contains("mixed volume"), "{why}");
+        let (w, _) = json_of(&[
+            system,
+            "--json",
+            "-q",
+            "--start",
+            chosen,
+            "-o",
+            explicit.to_str().unwrap(),
+        ]);
+        assert!(w.get("start_reason").is_none());
+        assert_eq!(
+            std::fs::read_to_string(&auto).unwrap(),
+            std::fs::read_to_string(&explicit).unwrap(),
+            "{system}: auto and --start {chosen} differ"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// On a non-terminal a plain progress line comes every interval (shortened here through
+/// `PATHTRACK_PROGRESS_EVERY`): it names the phase and never counts past the total; none
+/// with `-q`, none for a run shorter than the interval.
+#[test]
+fn plain_progress_lines_on_a_non_terminal() {
+    let run = |every: &str, quiet: bool| {
+        let mut c = bin();
+        c.env("PATHTRACK_PROGRESS_EVERY", every).args([
+            "systems/cyclic6.yaml",
+            "--start",
+            "polyhedral",
+            "--threads",
+            "1",
+            "--backend",
+            "cpu",
+        ]);
+        if quiet {
+            c.arg("-q");
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("0.01", false);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("pathtrack: ["))
+        .collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(lines.iter().any(|l| l.contains("first pass")), "{err}");
+    for l in &lines {
+        if let Some(counts) = l
+            .split_whitespace()
+            .find(|w| w.contains('/') && !w.ends_with("/s,"))
+        {
+            let (a, b) = counts.split_once('/').unwrap();
+            let num = |s: &str| s.trim_end_matches(',').replace(',', "").parse::<u64>();
+            if let (Ok(a), Ok(b)) = (num(a), num(b)) {
+                assert!(a <= b, "{l}");
+            }
+        }
+    }
+    assert!(!run("0.01", true).contains("pathtrack: ["));
+    assert!(!run("1000", false).contains("pathtrack: ["));
+}

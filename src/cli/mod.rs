@@ -32,6 +32,7 @@ pub mod cells_bench;
 pub mod count;
 pub mod external;
 pub mod generate;
+pub mod m2;
 pub mod phc;
 pub mod rref;
 pub mod solve;
