@@ -233,3 +233,33 @@ fn plain_progress_lines_on_a_non_terminal() {
     assert!(!run("0.01", true).contains("pathtrack: ["));
     assert!(!run("1000", false).contains("pathtrack: ["));
 }
+
+/// A bilinear system (dense in {x1 x2} × {y1 y2}): total degree 16, m-hom Bézout and mixed
+/// volume 6. `auto` chooses the m-hom start and finds the 6 solutions.
+#[test]
+fn a_bilinear_system_gets_the_mhom_start() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-mhom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bilinear.yaml");
+    let eq = |c: [i32; 9]| {
+        format!(
+            "  - \"{}*x1*y1 + {}*x1*y2 + {}*x2*y1 + {}*x2*y2 + {}*x1 + {}*x2 + {}*y1 + {}*y2 + {}\"\n",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
+        )
+    };
+    let text = format!(
+        "variables: [x1, x2, y1, y2]\nequations:\n{}{}{}{}",
+        eq([3, -2, 5, 7, -1, 2, 4, -3, 1]),
+        eq([-4, 6, 1, -2, 3, 5, -1, 2, -7]),
+        eq([2, 3, -5, 4, 6, -2, 1, 1, 3]),
+        eq([5, 1, 2, -6, -3, 4, 2, -5, -2]),
+    );
+    std::fs::write(&f, text).unwrap();
+    let (v, _) = json_of(&[f.to_str().unwrap(), "--json", "-q"]);
+    assert_eq!(v["start"], "mhom", "{v}");
+    assert_eq!(v["paths"], 6);
+    assert_eq!(v["nonsingular"], 6);
+    assert_eq!(v["root_counts"]["total_degree"], 16);
+    assert_eq!(v["root_counts"]["stable_mixed_volume"], 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
