@@ -138,3 +138,128 @@ fn cuda_backend_without_gpu_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cuda"));
 }
+
+fn json_of(args: &[&str]) -> (serde_json::Value, String) {
+    let out = bin().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    (v, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The default start is chosen from the root counts: total degree where it equals the
+/// mixed volume (katsura-5), polyhedral where it is far above (cyclic-5); the summary says
+/// why, and the run is the one the explicit `--start` of the choice gives (same seed, same
+/// endpoints, bit for bit).
+#[test]
+fn the_default_start_is_chosen_and_explained() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-auto-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (system, chosen, finite) in [
+        ("systems/katsura5.yaml", "total-degree", 32),
+        ("systems/cyclic5.yaml", "polyhedral", 70),
+    ] {
+        let auto = dir.join("auto.jsonl");
+        let explicit = dir.join("explicit.jsonl");
+        let (v, _) = json_of(&[system, "--json", "-q", "-o", auto.to_str().unwrap()]);
+        assert_eq!(v["start"], chosen, "{system}");
+        assert_eq!(v["finite"], finite, "{system}");
+        let why = v["start_reason"].as_str().unwrap();
+        assert!(why.contains("mixed volume"), "{why}");
+        let (w, _) = json_of(&[
+            system,
+            "--json",
+            "-q",
+            "--start",
+            chosen,
+            "-o",
+            explicit.to_str().unwrap(),
+        ]);
+        assert!(w.get("start_reason").is_none());
+        assert_eq!(
+            std::fs::read_to_string(&auto).unwrap(),
+            std::fs::read_to_string(&explicit).unwrap(),
+            "{system}: auto and --start {chosen} differ"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// On a non-terminal a plain progress line comes every interval (shortened here through
+/// `PATHTRACK_PROGRESS_EVERY`): it names the phase and never counts past the total; none
+/// with `-q`, none for a run shorter than the interval.
+#[test]
+fn plain_progress_lines_on_a_non_terminal() {
+    let run = |every: &str, quiet: bool| {
+        let mut c = bin();
+        c.env("PATHTRACK_PROGRESS_EVERY", every).args([
+            "systems/cyclic6.yaml",
+            "--start",
+            "polyhedral",
+            "--threads",
+            "1",
+            "--backend",
+            "cpu",
+        ]);
+        if quiet {
+            c.arg("-q");
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("0.01", false);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("pathtrack: ["))
+        .collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(lines.iter().any(|l| l.contains("first pass")), "{err}");
+    for l in &lines {
+        if let Some(counts) = l
+            .split_whitespace()
+            .find(|w| w.contains('/') && !w.ends_with("/s,"))
+        {
+            let (a, b) = counts.split_once('/').unwrap();
+            let num = |s: &str| s.trim_end_matches(',').replace(',', "").parse::<u64>();
+            if let (Ok(a), Ok(b)) = (num(a), num(b)) {
+                assert!(a <= b, "{l}");
+            }
+        }
+    }
+    assert!(!run("0.01", true).contains("pathtrack: ["));
+    assert!(!run("1000", false).contains("pathtrack: ["));
+}
+
+/// A bilinear system (dense in {x1 x2} × {y1 y2}): total degree 16, m-hom Bézout and mixed
+/// volume 6. `auto` chooses the m-hom start and finds the 6 solutions.
+#[test]
+fn a_bilinear_system_gets_the_mhom_start() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-mhom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bilinear.yaml");
+    let eq = |c: [i32; 9]| {
+        format!(
+            "  - \"{}*x1*y1 + {}*x1*y2 + {}*x2*y1 + {}*x2*y2 + {}*x1 + {}*x2 + {}*y1 + {}*y2 + {}\"\n",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
+        )
+    };
+    let text = format!(
+        "variables: [x1, x2, y1, y2]\nequations:\n{}{}{}{}",
+        eq([3, -2, 5, 7, -1, 2, 4, -3, 1]),
+        eq([-4, 6, 1, -2, 3, 5, -1, 2, -7]),
+        eq([2, 3, -5, 4, 6, -2, 1, 1, 3]),
+        eq([5, 1, 2, -6, -3, 4, 2, -5, -2]),
+    );
+    std::fs::write(&f, text).unwrap();
+    let (v, _) = json_of(&[f.to_str().unwrap(), "--json", "-q"]);
+    assert_eq!(v["start"], "mhom", "{v}");
+    assert_eq!(v["paths"], 6);
+    assert_eq!(v["nonsingular"], 6);
+    assert_eq!(v["root_counts"]["total_degree"], 16);
+    assert_eq!(v["root_counts"]["stable_mixed_volume"], 6);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -8,6 +8,8 @@
 
 pub mod cpu;
 pub mod cuda;
+#[cfg(test)]
+mod tests;
 
 use crate::error::Result;
 use crate::eval::Points;
@@ -54,6 +56,199 @@ pub trait Backend: Send {
     /// pool, so that `--threads` bounds them too); `None`: on the calling thread.
     fn host_pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
         None
+    }
+    /// The number of paths the next [`Backend::set_homotopy`]'s solve tracks (the
+    /// `--backend auto` choice weighs it, [`AutoBackend`]); ignored by the others.
+    fn expect_paths(&mut self, _paths: u128) {}
+    /// Paths at once the tracker should use with the loaded homotopy, when this backend
+    /// chooses it (`--backend auto` without `--batch`: [`GPU_BATCH`] on the GPU, the
+    /// tracker's default on the CPU); `None`: the tracker options' own.
+    fn preferred_batch(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Default paths at once on the GPU.
+pub const GPU_BATCH: usize = 65536;
+
+/// Seconds the GPU needs before its first step: opening the device and compiling the
+/// homotopy's kernels (small systems with `--backend auto` took 1.0–2.7 s on an H100, mostly
+/// NVRTC compilation). A solve the CPU finishes sooner stays on the CPU. A first figure,
+/// to be measured on the device (docs/performance.md).
+pub const GPU_STARTUP_SECONDS: f64 = 1.0;
+
+/// Steps per path of the estimate (measured means on one thread, seed 1: 19–75 for
+/// total-degree paths of noon-6, katsura-9, cyclic-7, 50–126 for polyhedral paths of
+/// noon-6, cyclic-7, eco-9, katsura-9).
+pub const STEPS_PER_PATH: f64 = 80.0;
+
+/// Host seconds of one path-step for `n` unknowns and `terms` columns of the homotopy:
+/// `B + A·(terms·(n+3) + (n+1)³)`, the evaluation's products and the direction solve's LU
+/// over a fixed cost per step. `A`, `B` fitted to one thread of this project's 2-core
+/// machine: 14 µs per step for noon-6's total-degree homotopy (n = 6, 54 columns), 20 µs
+/// for katsura-9's (n = 10, 130 columns).
+pub fn step_seconds(n: usize, terms: usize) -> f64 {
+    const A: f64 = 2.7e-9;
+    const B: f64 = 11.7e-6;
+    let nh = (n + 1) as f64;
+    B + A * (terms as f64 * (n as f64 + 3.0) + nh * nh * nh)
+}
+
+/// Estimated CPU seconds of a solve: `paths ×` [`STEPS_PER_PATH`] `×` [`step_seconds`]
+/// over `threads` threads.
+pub fn cpu_seconds_estimate(paths: u128, n: usize, terms: usize, threads: usize) -> f64 {
+    paths as f64 * STEPS_PER_PATH * step_seconds(n, terms) / threads.max(1) as f64
+}
+
+/// `--backend auto`'s rule: the CPU when its estimated seconds
+/// ([`cpu_seconds_estimate`]) are below the GPU's start-up (`gpu_startup`, normally
+/// [`GPU_STARTUP_SECONDS`]).
+pub fn cpu_is_enough(
+    paths: u128,
+    n: usize,
+    terms: usize,
+    threads: usize,
+    gpu_startup: f64,
+) -> bool {
+    cpu_seconds_estimate(paths, n, terms, threads) < gpu_startup
+}
+
+/// Makes a backend on first use.
+pub type BackendMaker = Box<dyn FnMut() -> Result<Box<dyn Backend>> + Send>;
+
+/// `--backend auto`: for each homotopy ([`Backend::set_homotopy`]) the CPU when
+/// [`cpu_is_enough`] for the paths announced by [`Backend::expect_paths`], else the GPU,
+/// falling back to the CPU with a notice on stderr when no GPU opens. Each backend is made
+/// on its first use, so a run that stays on the CPU never opens the GPU.
+pub struct AutoBackend {
+    make_cpu: BackendMaker,
+    make_gpu: BackendMaker,
+    cpu: Option<Box<dyn Backend>>,
+    /// The GPU backend, or why it did not open (asked once).
+    gpu: Option<std::result::Result<Box<dyn Backend>, String>>,
+    /// CPU threads (for the estimate).
+    threads: usize,
+    /// `--batch`, when given (else the chosen backend's default).
+    batch: Option<usize>,
+    paths: Option<u128>,
+    use_gpu: bool,
+}
+
+impl AutoBackend {
+    /// `threads`: the CPU backend's threads (0: all cores); `batch`: `--batch`, if given.
+    pub fn new(
+        make_cpu: BackendMaker,
+        make_gpu: BackendMaker,
+        threads: usize,
+        batch: Option<usize>,
+    ) -> AutoBackend {
+        let threads = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads
+        };
+        AutoBackend {
+            make_cpu,
+            make_gpu,
+            cpu: None,
+            gpu: None,
+            threads,
+            batch,
+            paths: None,
+            use_gpu: false,
+        }
+    }
+
+    /// Whether the loaded homotopy runs on the GPU.
+    pub fn on_gpu(&self) -> bool {
+        self.use_gpu && matches!(self.gpu, Some(Ok(_)))
+    }
+
+    fn active(&mut self) -> Result<&mut Box<dyn Backend>> {
+        if self.use_gpu {
+            if let Some(Ok(g)) = &mut self.gpu {
+                return Ok(g);
+            }
+        }
+        if self.cpu.is_none() {
+            self.cpu = Some((self.make_cpu)()?);
+        }
+        Ok(self.cpu.as_mut().expect("made above"))
+    }
+}
+
+impl Backend for AutoBackend {
+    fn name(&self) -> String {
+        match (&self.gpu, &self.cpu) {
+            (Some(Ok(g)), _) if self.use_gpu => g.name(),
+            (_, Some(c)) => c.name(),
+            _ => "cpu".into(),
+        }
+    }
+
+    fn expect_paths(&mut self, paths: u128) {
+        self.paths = Some(paths);
+    }
+
+    fn preferred_batch(&self) -> Option<usize> {
+        if self.batch.is_some() {
+            return None;
+        }
+        Some(if self.on_gpu() {
+            GPU_BATCH
+        } else {
+            crate::track::TrackerOptions::default().batch
+        })
+    }
+
+    fn set_homotopy(&mut self, h: &Homotopy) -> Result<()> {
+        // Without an announced count (a caller that does not announce one), the GPU.
+        let cpu = self.paths.is_some_and(|p| {
+            cpu_is_enough(p, h.n, h.term_count(), self.threads, GPU_STARTUP_SECONDS)
+        });
+        self.use_gpu = !cpu;
+        if self.use_gpu && self.gpu.is_none() {
+            let g = (self.make_gpu)().map_err(|e| e.to_string());
+            if let Err(e) = &g {
+                eprintln!("pathtrack: no usable GPU ({e}); tracking on the CPU");
+            }
+            self.gpu = Some(g);
+        }
+        self.active()?.set_homotopy(h)
+    }
+
+    fn setup_note(&self) -> Option<String> {
+        match &self.gpu {
+            Some(Ok(g)) if self.use_gpu => g.setup_note(),
+            _ => None,
+        }
+    }
+
+    fn pci_bus_id(&self) -> Option<String> {
+        match &self.gpu {
+            Some(Ok(g)) if self.use_gpu => g.pci_bus_id(),
+            _ => None,
+        }
+    }
+
+    fn extended_jacobians(&mut self, pts: &Points<'_>, out: &mut [C64]) -> Result<()> {
+        self.active()?.extended_jacobians(pts, out)
+    }
+
+    fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
+        self.active()?.directions(pts, out)
+    }
+
+    fn resident(&mut self) -> Option<&mut dyn crate::track::resident::ResidentTracker> {
+        self.active().ok()?.resident()
+    }
+
+    fn host_pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+        match (&self.gpu, &self.cpu) {
+            (Some(Ok(g)), _) if self.use_gpu => g.host_pool(),
+            (_, Some(c)) => c.host_pool(),
+            _ => None,
+        }
     }
 }
 

@@ -19,7 +19,8 @@ pub struct BenchArgs {
 #[derive(Subcommand, Debug)]
 pub enum BenchWhat {
     /// Full solves: paths, seconds, paths/s, beside PHCpack's `phc -b -tTHREADS` when phc
-    /// is on PATH (its seconds, regular / singular / other solutions, the speed-up).
+    /// is on PATH (its seconds, regular / singular / other solutions, the speed-up) and
+    /// Macaulay2's solveSystem when M2 is on PATH (its seconds, solutions, the speed-up).
     Solve {
         /// Systems: family names with size (katsura10) or files.
         #[arg(default_values_t = ["katsura10".to_string(), "noon7".to_string(), "cyclic7".to_string()])]
@@ -29,7 +30,8 @@ pub enum BenchWhat {
         threads: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long, value_enum, default_value = "polyhedral")]
+        /// Start system, as `solve --start`.
+        #[arg(long, value_enum, default_value = "auto")]
         start: crate::solver::StartKind,
         /// Where our paths are tracked (the GPU tracks 65,536 paths at once unless
         /// `--batch` says otherwise).
@@ -204,6 +206,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 crate::backend::cuda::SolveMethod::GaussJordan,
                 *threads,
                 *resident,
+                *batch,
             )?;
             let tracker = super::solve::tracker_for(b.as_ref(), *batch)?;
             super::solve_bench::bench_solve(

@@ -35,6 +35,7 @@ pub mod convert;
 pub mod count;
 pub mod external;
 pub mod generate;
+pub mod m2;
 pub mod phc;
 pub mod rref;
 pub mod solve;

@@ -5,14 +5,17 @@ use crate::backend::cuda::{CudaBackend, EvalMethod, SolveMethod};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::report::formats::{write_solutions_as, EndpointWriter, SolutionFormat};
-use crate::report::{progress, summary_table};
+use crate::report::progress::{Phase, Progress};
+use crate::report::summary_table;
 use crate::solver::{solve, Observer, SolveOptions, StartKind};
 use crate::track::TrackerOptions;
 use clap::Args;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BackendKind {
-    /// The GPU when one is present, else the CPU (with a notice).
+    /// The CPU for a solve it finishes before the GPU would start (estimated from the
+    /// paths and the homotopy's size), else the GPU when one is present, else the CPU (with
+    /// a notice).
     Auto,
     Cpu,
     Cuda,
@@ -22,8 +25,9 @@ pub enum BackendKind {
 pub struct SolveArgs {
     /// System file (YAML, PHCpack, Bertini or Hom4PS format) or a family name such as katsura6.
     pub file: std::path::PathBuf,
-    /// Start system.
-    #[arg(long, value_enum, default_value = "polyhedral")]
+    /// Start system (auto: total degree or m-hom where their path counts are within 1.25
+    /// of the mixed volume, polyhedral otherwise; the summary says why).
+    #[arg(long, value_enum, default_value = "auto")]
     pub start: StartKind,
     /// Polyhedral start: solutions in (C*)^n only (no constant terms added to the supports).
     #[arg(long)]
@@ -121,6 +125,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         a.cuda_solve,
         a.threads,
         a.resident,
+        a.batch,
     )?;
     opts.tracker = tracker_for(backend.as_ref(), a.batch)?;
     for (v, name, field) in [
@@ -139,25 +144,24 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
     }
     struct Cli {
-        pb: indicatif::ProgressBar,
+        progress: Progress,
         writer: EndpointWriter,
     }
     impl Observer for Cli {
-        fn total(&mut self, paths: u128) {
-            self.pb.set_length(paths as u64);
+        fn phase(&mut self, phase: Phase) {
+            self.progress.set_phase(phase);
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
-            self.pb.inc(1);
+            self.progress.endpoint(e.path, e.attempt);
             self.writer.write(e)
         }
     }
     let mut obs = Cli {
-        pb: progress(0, a.quiet),
+        progress: Progress::new(a.quiet),
         writer: EndpointWriter::create(a.output.as_deref(), a.format, &system.variables)?,
     };
     let summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
-    let pb = obs.pb;
-    pb.finish_and_clear();
+    obs.progress.finish();
     obs.writer.finish()?;
     if let Some(path) = &a.solutions {
         write_solutions_as(path, a.format, &summary.solutions, &system.variables)?;
@@ -174,7 +178,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
 }
 
 /// Default paths per round on the GPU (one batched direction solve per round).
-pub const CUDA_BATCH: usize = 65536;
+pub const CUDA_BATCH: usize = crate::backend::GPU_BATCH;
 
 /// The tracker settings the backend and the `--batch` flag ask for (`solve` and `bench solve`
 /// alike): `batch` paths at once (default 4,096 on the CPU, [`CUDA_BATCH`] on the GPU).
@@ -190,8 +194,11 @@ pub fn tracker_for(backend: &dyn Backend, batch: Option<usize>) -> Result<Tracke
 }
 
 /// The backend `--backend` asks for: `cuda` must open the GPU (else `Error::Cuda`, exit 2);
-/// `auto` falls back to the CPU with a one-line notice on stderr. `resident`: resident
-/// slots ([`crate::track::resident`]; `None`: on for the GPU, off for the CPU).
+/// `auto` decides per solve ([`crate::backend::AutoBackend`]): the CPU for a solve it
+/// finishes before the GPU would start, else the GPU, falling back to the CPU with a
+/// one-line notice on stderr. `resident`: resident slots ([`crate::track::resident`];
+/// `None`: on for the GPU, off for the CPU). `batch`: `--batch`, if given.
+#[allow(clippy::too_many_arguments)]
 pub fn make_backend(
     kind: BackendKind,
     device: usize,
@@ -199,15 +206,16 @@ pub fn make_backend(
     solve: SolveMethod,
     threads: usize,
     resident: Option<bool>,
+    batch: Option<usize>,
 ) -> Result<Box<dyn Backend>> {
-    let cuda = || -> Result<Box<dyn Backend>> {
+    let cuda = move || -> Result<Box<dyn Backend>> {
         let mut b = CudaBackend::new(device)?;
         b.set_eval_method(eval);
         b.set_resident(resident.unwrap_or(true));
         b.set_solve_method(solve);
         Ok(Box::new(b))
     };
-    let cpu = || -> Result<Box<dyn Backend>> {
+    let cpu = move || -> Result<Box<dyn Backend>> {
         Ok(if resident == Some(true) {
             Box::new(crate::track::resident::host::HostResident::new(threads)?)
         } else {
@@ -220,12 +228,11 @@ pub fn make_backend(
             Error::Cuda(m) => Error::Cuda(format!("--backend cuda: {m}")),
             other => other,
         }),
-        BackendKind::Auto => match cuda() {
-            Ok(b) => Ok(b),
-            Err(e) => {
-                eprintln!("pathtrack: no usable GPU ({e}); tracking on the CPU");
-                cpu()
-            }
-        },
+        BackendKind::Auto => Ok(Box::new(crate::backend::AutoBackend::new(
+            Box::new(cpu),
+            Box::new(cuda),
+            threads,
+            batch,
+        ))),
     }
 }

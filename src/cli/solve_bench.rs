@@ -1,10 +1,14 @@
 //! `pathtrack bench solve`: full solves per system (paths, finite, at infinity, failed,
 //! seconds, paths/s) beside PHCpack's blackbox solver `phc -b -tT` (T = the bench's
 //! threads) when `phc` is on `PATH`: its wall seconds, regular / singular / other solution
-//! counts and the speed-up (phc seconds / ours). A failing phc is reported in its row.
+//! counts and the speed-up (phc seconds / ours); and beside Macaulay2's `solveSystem`
+//! (NumericalAlgebraicGeometry, one thread, total degree) when `M2` is on `PATH`: its wall
+//! seconds (whole process), the seconds of the call alone, its regular solutions and the
+//! speed-up (M2's whole-process seconds / ours). A failing phc or M2 is reported in its row.
 
 use super::bench::system_by_name;
 use super::external::find_program;
+use super::m2::{self, M2Solve};
 use super::phc::{self, PhcSolve};
 use crate::backend::Backend;
 use crate::error::Result;
@@ -19,6 +23,8 @@ pub struct SolveRow {
     pub system: String,
     pub ours: Summary,
     pub phc: Option<std::result::Result<PhcSolve, String>>,
+    /// M2's `solveSystem`, when `M2` is on the path.
+    pub m2: Option<std::result::Result<M2Solve, String>>,
 }
 
 /// Solves every system (names of families with a size, or files) on `backend` (`threads`
@@ -53,6 +59,16 @@ pub fn bench_solve(
         ),
         None => println!("# phc not found on PATH: no PHCpack column"),
     }
+    let m2_path = find_program("M2", path);
+    match &m2_path {
+        Some(p) => println!(
+            "# M2: {} --script (solveSystem, NumericalAlgebraicGeometry, one thread); m2_s = \
+             wall s of the whole process, m2_call_s = the solveSystem call alone; \
+             m2_speedup = m2_s / seconds",
+            p.display()
+        ),
+        None => println!("# M2 not found on PATH: no Macaulay2 column"),
+    }
     print!(
         "{:<12} {:>12} {:>8} {:>8} {:>7} {:>7} {:>9} {:>9}",
         "system", "start", "paths", "finite", "at_inf", "failed", "seconds", "paths/s"
@@ -61,6 +77,12 @@ pub fn bench_solve(
         print!(
             " {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}",
             "phc_s", "phc_paths", "phc_reg", "phc_sing", "phc_other", "speedup"
+        );
+    }
+    if m2_path.is_some() {
+        print!(
+            " {:>8} {:>10} {:>7} {:>7} {:>11}",
+            "m2_s", "m2_call_s", "m2_pts", "m2_reg", "m2_speedup"
         );
     }
     println!();
@@ -83,7 +105,7 @@ pub fn bench_solve(
         print!(
             "{:<12} {:>12} {:>8} {:>8} {:>7} {:>7} {:>9.3} {:>9.1}",
             name,
-            start.name(),
+            s.start,
             s.paths,
             s.finite,
             s.at_infinity,
@@ -92,12 +114,13 @@ pub fn bench_solve(
             s.paths as f64 / s.seconds
         );
         let p = phc_path.as_deref().map(|p| phc::solve(p, &sys, t));
+        let mut failures = Vec::new();
         match &p {
-            None => println!(),
+            None => {}
             Some(Ok(r)) => {
                 let c = &r.counts;
                 let paths = c.paths.map_or("-".to_string(), |n| n.to_string());
-                println!(
+                print!(
                     " {:>9.3} {:>9} {:>8} {:>8} {:>9} {:>7.1}x",
                     r.seconds,
                     paths,
@@ -107,12 +130,37 @@ pub fn bench_solve(
                     r.seconds / s.seconds
                 );
             }
-            Some(Err(e)) => println!("  phc failed: {e}"),
+            Some(Err(e)) => {
+                print!(
+                    " {:>9} {:>9} {:>8} {:>8} {:>9} {:>8}",
+                    "-", "-", "-", "-", "-", "-"
+                );
+                failures.push(format!("phc failed: {e}"));
+            }
+        }
+        let m = m2_path.as_deref().map(|p| m2::solve(p, &sys));
+        match &m {
+            None => {}
+            Some(Ok(r)) => print!(
+                " {:>8.3} {:>10.3} {:>7} {:>7} {:>10.1}x",
+                r.seconds,
+                r.solve_seconds,
+                r.counts.points,
+                r.counts.regular,
+                r.seconds / s.seconds
+            ),
+            Some(Err(e)) => failures.push(format!("M2 failed: {e}")),
+        }
+        if failures.is_empty() {
+            println!();
+        } else {
+            println!("  {}", failures.join("; "));
         }
         rows.push(SolveRow {
             system: name.clone(),
             ours: s,
             phc: p,
+            m2: m,
         });
     }
     for r in &rows {
@@ -162,7 +210,44 @@ mod tests {
     fn without_phc_there_is_no_phc_column() {
         let empty = ScratchDir::new("nophc").unwrap();
         let path = std::env::join_paths([empty.path()]).unwrap();
-        assert!(cyclic5(&path).phc.is_none());
+        let row = cyclic5(&path);
+        assert!(row.phc.is_none() && row.m2.is_none());
+    }
+
+    /// A stand-in `M2` that checks its arguments and script and prints a result line; then
+    /// ones that fail or print nothing readable: reported in the row.
+    #[test]
+    fn a_stand_in_m2_is_run_and_read() {
+        let dir = ScratchDir::new("fakem2").unwrap();
+        write_script(
+            dir.path(),
+            "M2",
+            "[ \"$1\" = --script ] || exit 3\n\
+             grep -q 'R = CC\\[x_1..x_5\\]' \"$2\" || exit 4\n\
+             grep -q 'solveSystem F' \"$2\" || exit 5\n\
+             echo 'pathtrack-m2: 120 70 0 .25'\n",
+        );
+        let path = std::env::join_paths([dir.path()]).unwrap();
+        let row = cyclic5(&path);
+        assert!(row.phc.is_none());
+        let m = row.m2.unwrap().unwrap();
+        assert_eq!(
+            (m.counts.points, m.counts.regular, m.counts.other()),
+            (120, 70, 50)
+        );
+        assert_eq!(m.solve_seconds, 0.25);
+        assert!(m.seconds > 0.0);
+        for (body, why) in [
+            (
+                "echo 'error: no method' >&2\nexit 1\n",
+                "M2: exit status: 1: error",
+            ),
+            ("echo hello\n", "M2: no 'pathtrack-m2:' line"),
+        ] {
+            write_script(dir.path(), "M2", body);
+            let e = cyclic5(&path).m2.unwrap().unwrap_err();
+            assert!(e.starts_with(why), "{e}");
+        }
     }
 
     /// A stand-in `phc` that checks its arguments and input and writes a captured output

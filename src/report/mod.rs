@@ -12,6 +12,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::io::Write;
 
+pub mod progress;
+
 /// Relative tolerance for two nonsingular endpoints to be the same solution.
 pub const DEDUP_TOL: f64 = 1e-8;
 /// Looser tolerance for singular endpoints (their accuracy is ~ eps^{1/multiplicity}).
@@ -66,6 +68,9 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernels: Option<String>,
     pub start: String,
+    /// Why `--start auto` chose `start` (absent when the start was asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_reason: Option<String>,
     pub seed: u64,
     pub root_counts: Map<String, Value>,
     /// The distinct finite solutions (not part of the JSON summary; `--solutions` writes them).
@@ -611,6 +616,9 @@ pub fn summary_table(s: &Summary) -> String {
         s.system, s.variables
     ));
     row(&mut t, "start system", s.start.clone());
+    if let Some(why) = &s.start_reason {
+        row(&mut t, "  chosen (auto)", why.clone());
+    }
     for (k, v) in &s.root_counts {
         row(&mut t, &format!("  {k}"), v.to_string());
     }
@@ -683,24 +691,6 @@ pub fn summary_table(s: &Summary) -> String {
         row(&mut t, "  recovery rounds", rounds.join(", "));
     }
     t
-}
-
-/// A progress bar on stderr (drawn only on a terminal).
-pub fn progress(total: u64, quiet: bool) -> indicatif::ProgressBar {
-    if quiet {
-        return indicatif::ProgressBar::hidden();
-    }
-    let pb = indicatif::ProgressBar::with_draw_target(
-        Some(total),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    pb.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} paths ({per_sec}, eta {eta}) {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb
 }
 
 #[cfg(test)]

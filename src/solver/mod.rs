@@ -261,6 +261,10 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
 /// Which start system to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StartKind {
+    /// Total degree or m-hom where their path counts are close to the (stable) mixed
+    /// volume (their paths are cheaper), polyhedral otherwise; the summary says which and
+    /// why.
+    Auto,
     /// Huber–Sturmfels polyhedral homotopy (mixed cells, binomial start systems).
     Polyhedral,
     /// γ(1−t)(x_k^{d_k} − 1) + t F.
@@ -272,6 +276,7 @@ pub enum StartKind {
 impl StartKind {
     pub fn name(self) -> &'static str {
         match self {
+            StartKind::Auto => "auto",
             StartKind::Polyhedral => "polyhedral",
             StartKind::TotalDegree => "total-degree",
             StartKind::Mhom => "mhom",
@@ -341,6 +346,8 @@ pub trait Observer {
     /// Every path's endpoint as it finishes (in a deterministic order); a re-tracked path
     /// is reported again (`Endpoint::attempt > 0`).
     fn endpoint(&mut self, e: &Endpoint) -> Result<()>;
+    /// The solve enters a phase (start system, first pass, recovery round).
+    fn phase(&mut self, _phase: crate::report::progress::Phase) {}
 }
 
 impl<F: FnMut(&Endpoint) -> Result<()>> Observer for F {
@@ -366,7 +373,11 @@ pub fn solve(
             .map(|d| json!(d))
             .unwrap_or(serde_json::Value::Null),
     );
-    let (start, paths) = match opts.start {
+    obs.phase(crate::report::progress::Phase::StartSystem);
+    let resolved = resolve_start(system, opts, &mut rng, &mut root_counts)?;
+    let kind = resolved.kind;
+    let start_reason = resolved.reason;
+    let (start, paths) = match kind {
         StartKind::TotalDegree => {
             let td = TotalDegree::new(system, &mut rng)?;
             let count = td.path_count();
@@ -377,8 +388,11 @@ pub fn solve(
             }
             (Start::Td(td), count)
         }
-        StartKind::Polyhedral => {
-            let poly = Arc::new(Polyhedral::new(system, opts.torus, &mut rng, opts.threads)?);
+        StartKind::Polyhedral | StartKind::Auto => {
+            let poly = match resolved.poly {
+                Some(p) => p,
+                None => Arc::new(Polyhedral::new(system, opts.torus, &mut rng, opts.threads)?),
+            };
             if opts.torus {
                 root_counts.insert("mixed_volume".into(), json!(poly.paths));
             } else {
@@ -392,7 +406,8 @@ pub fn solve(
             (Start::Poly(poly), paths)
         }
         StartKind::Mhom => {
-            let m = MhomStart::new(system, opts.partition.as_ref(), &mut rng)?;
+            let partition = opts.partition.as_ref().or(resolved.partition.as_ref());
+            let m = MhomStart::new(system, partition, &mut rng)?;
             let count = m.start.count();
             root_counts.insert("mhom_bezout".into(), json!(count));
             root_counts.insert(
@@ -403,6 +418,9 @@ pub fn solve(
         }
     };
     obs.total(paths);
+    obs.phase(crate::report::progress::Phase::FirstPass {
+        paths: opts.only.as_ref().map_or(paths as u64, |o| o.len() as u64),
+    });
     // Seconds since the previous lap (the first: since the start of the solve).
     let mut lapped = 0.0;
     let mut lap = || {
@@ -415,8 +433,20 @@ pub fn solve(
         start_system: lap(),
         ..Default::default()
     };
+    backend.expect_paths(paths);
     backend.set_homotopy(start.homotopy())?;
     phases.backend_setup = lap();
+    // `--backend auto` chose where the paths go, and with it their batch.
+    let with_batch;
+    let opts = match backend.preferred_batch() {
+        Some(batch) => {
+            let mut o = opts.clone();
+            o.tracker.batch = batch;
+            with_batch = o;
+            &with_batch
+        }
+        None => opts,
+    };
     let gpu = backend.pci_bus_id();
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     refiner.track_near_one(start.homotopy());
@@ -503,6 +533,10 @@ pub fn solve(
             break;
         }
         attempt += 1;
+        obs.phase(crate::report::progress::Phase::Recovery {
+            round: attempt,
+            paths: suspects.len() as u64,
+        });
         let finding_seconds = finding.elapsed().as_secs_f64();
         let round_clock = std::time::Instant::now();
         let round_paths = suspects.len() as u64;
@@ -584,11 +618,88 @@ pub fn solve(
         phases,
         backend: backend.name(),
         kernels: backend.setup_note(),
-        start: opts.start.name().into(),
+        start: kind.name().into(),
+        start_reason,
         seed: opts.seed,
         root_counts,
         solutions,
     })
+}
+
+/// The start system `opts.start` asks for, with `--start auto` settled
+/// ([`crate::start::choose`]): the choice, the polyhedral start when the choice built it
+/// (its mixed cells are counted once), and the reason. `auto` builds the polyhedral start
+/// from a copy of `rng`, kept when polyhedral is chosen: either way the run draws what the
+/// explicit `--start` of the choice draws, so both give the same paths. `--torus` asks for
+/// polyhedral, `--partition` for m-hom.
+fn resolve_start(
+    system: &System,
+    opts: &SolveOptions,
+    rng: &mut rand_chacha::ChaCha8Rng,
+    root_counts: &mut Map<String, serde_json::Value>,
+) -> Result<Resolved> {
+    let fixed = |kind, reason: Option<&str>| Resolved {
+        kind,
+        poly: None,
+        partition: None,
+        reason: reason.map(String::from),
+    };
+    if opts.start != StartKind::Auto {
+        return Ok(fixed(opts.start, None));
+    }
+    if opts.torus {
+        let why = "--torus: solutions in (C*)^n";
+        return Ok(fixed(StartKind::Polyhedral, Some(why)));
+    }
+    if opts.partition.is_some() {
+        return Ok(fixed(StartKind::Mhom, Some("--partition given")));
+    }
+    let mut trial = rng.clone();
+    let poly = Arc::new(Polyhedral::new(system, false, &mut trial, opts.threads)?);
+    let td = system.total_degree();
+    let laurent = system.equations.iter().any(|f| f.is_laurent());
+    let mut partition = None;
+    let choice = crate::start::choose(td, poly.paths, system.n(), || {
+        if laurent {
+            return None;
+        }
+        let (p, count) = crate::start::mhom::best_partition(system).ok()?;
+        let count = count.to_string().parse::<u128>().ok();
+        partition = Some(p);
+        count
+    });
+    let mut r = Resolved {
+        kind: StartKind::Polyhedral,
+        poly: None,
+        partition: None,
+        reason: Some(choice.reason),
+    };
+    match choice.start {
+        crate::start::Chosen::Polyhedral => {
+            *rng = trial;
+            r.poly = Some(poly);
+        }
+        chosen => {
+            root_counts.insert("stable_mixed_volume".into(), json!(poly.paths));
+            root_counts.insert("mixed_cells".into(), json!(poly.cells));
+            r.kind = match chosen {
+                crate::start::Chosen::Mhom => StartKind::Mhom,
+                _ => StartKind::TotalDegree,
+            };
+            r.partition = partition;
+        }
+    }
+    Ok(r)
+}
+
+/// [`resolve_start`]'s answer.
+struct Resolved {
+    kind: StartKind,
+    /// The polyhedral start, when the choice built it.
+    poly: Option<Arc<Polyhedral>>,
+    /// The m-hom partition the choice found.
+    partition: Option<crate::start::mhom::Partition>,
+    reason: Option<String>,
 }
 
 /// The paths the recovery round after `attempt` tracks again: those that share a

@@ -1,6 +1,134 @@
 //! Start systems: total degree, polyhedral, multi-homogeneous. Each produces a
-//! [`crate::homotopy::Homotopy`] and a stream of start points.
+//! [`crate::homotopy::Homotopy`] and a stream of start points. [`choose`] picks one of them
+//! for `--start auto`.
 
 pub mod mhom;
 pub mod polyhedral;
 pub mod total_degree;
+
+/// A total-degree or m-hom start is chosen when its paths are at most this many times the
+/// (stable) mixed volume.
+///
+/// Where the Bézout count equals the mixed volume a polyhedral path costs 2–3 times a
+/// total-degree path, in steps, not in cost per step (one thread, seed 1, steps per path
+/// polyhedral / total degree: katsura-7 110 / 45, katsura-9 126 / 49, noon-6 50 / 19,
+/// noon-7 58 / 19; the cost of a step within 20 % of each other). A path beyond the root
+/// count diverges and costs about as much as a polyhedral path (cyclic-7: 1.37 ms per
+/// total-degree path, 1.13 ms per polyhedral path). With polyhedral cost `c_p ≈ 2.5 c_t`
+/// and diverging cost `c_d ≈ 2.5 c_t`, total degree is cheaper while `D − MV < 0.6 MV`;
+/// 1.25 leaves room for systems whose polyhedral paths are cheaper than these.
+pub const BEZOUT_OVER_MIXED_VOLUME: f64 = 1.25;
+
+/// The best m-hom partition is searched for only when the variables are at most this
+/// many (the exhaustive search over set partitions takes milliseconds up to n = 8, 0.25 s
+/// at n = 9 and 0.75 s at n = 10, more than a solve of eco-9)…
+pub const MHOM_SEARCH_MAX_N: usize = 8;
+/// …or when the mixed volume is at least this many paths (a solve of seconds at least,
+/// where a second of search is small).
+pub const MHOM_SEARCH_MIN_PATHS: u128 = 10_000;
+
+/// The start system `--start auto` settles on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chosen {
+    TotalDegree,
+    Mhom,
+    Polyhedral,
+}
+
+/// The choice of `--start auto` and the reason for the summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub start: Chosen,
+    pub reason: String,
+}
+
+/// Chooses the start system from the total degree `td` (`None`: a Laurent system or one
+/// beyond u128), the (stable) mixed volume `mv`, and the m-hom Bézout number of the best
+/// partition, which `mhom` computes when called (it is called only when the total degree
+/// is too large, and the search is cheap enough: see [`MHOM_SEARCH_MAX_N`]).
+///
+/// Total degree when `td ≤` [`BEZOUT_OVER_MIXED_VOLUME`]` · mv`; else m-hom when its count
+/// is; else polyhedral.
+pub fn choose(td: Option<u128>, mv: u128, n: usize, mhom: impl FnOnce() -> Option<u128>) -> Choice {
+    let close = |count: u128| (count as f64) <= BEZOUT_OVER_MIXED_VOLUME * mv as f64;
+    let k = BEZOUT_OVER_MIXED_VOLUME;
+    if let Some(d) = td.filter(|&d| close(d)) {
+        return Choice {
+            start: Chosen::TotalDegree,
+            reason: format!("total degree {d} ≤ {k} × mixed volume {mv}"),
+        };
+    }
+    let about_td = td.map_or("no total degree (Laurent)".to_string(), |d| {
+        format!("total degree {d} > {k} × mixed volume {mv}")
+    });
+    if n <= MHOM_SEARCH_MAX_N || mv >= MHOM_SEARCH_MIN_PATHS {
+        match mhom() {
+            Some(b) if close(b) => {
+                return Choice {
+                    start: Chosen::Mhom,
+                    reason: format!("{about_td}; m-hom Bézout {b} ≤ {k} × mixed volume"),
+                }
+            }
+            Some(b) => {
+                return Choice {
+                    start: Chosen::Polyhedral,
+                    reason: format!("{about_td}, m-hom Bézout {b} too"),
+                }
+            }
+            None => {}
+        }
+    }
+    Choice {
+        start: Chosen::Polyhedral,
+        reason: about_td,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bézout counts close to the mixed volume choose the cheaper paths; far ones the
+    /// polyhedral start; the m-hom search runs only where the total degree is too large and
+    /// the search is cheap.
+    #[test]
+    fn the_start_follows_the_root_counts() {
+        let never = || -> Option<u128> { panic!("no m-hom search expected") };
+        // katsura-9: D = MV = 512
+        let c = choose(Some(512), 512, 10, never);
+        assert_eq!(c.start, Chosen::TotalDegree);
+        assert!(
+            c.reason.contains("512 ≤ 1.25 × mixed volume 512"),
+            "{}",
+            c.reason
+        );
+        // noon-6: 729 against 717
+        assert_eq!(choose(Some(729), 717, 6, never).start, Chosen::TotalDegree);
+        // at the edge: 1.25 × 800 = 1000
+        assert_eq!(
+            choose(Some(1000), 800, 12, never).start,
+            Chosen::TotalDegree
+        );
+        assert_eq!(choose(Some(1001), 800, 12, never).start, Chosen::Polyhedral);
+        // cyclic-7: 5040 against 924, n = 7: the m-hom count (5040) is no better
+        let c = choose(Some(5040), 924, 7, || Some(5040));
+        assert_eq!(c.start, Chosen::Polyhedral);
+        assert!(c.reason.contains("m-hom Bézout 5040 too"), "{}", c.reason);
+        // a bilinear system: the m-hom count meets the mixed volume
+        let c = choose(Some(4096), 70, 8, || Some(70));
+        assert_eq!(c.start, Chosen::Mhom);
+        // eco-9 (n = 9, 128 paths): no search, polyhedral
+        assert_eq!(choose(Some(4374), 128, 9, never).start, Chosen::Polyhedral);
+        // large runs search whatever n
+        let mut searched = false;
+        let c = choose(Some(1 << 30), 200_000, 14, || {
+            searched = true;
+            None
+        });
+        assert!(searched && c.start == Chosen::Polyhedral);
+        // a Laurent system has no total degree
+        let c = choose(None, 10, 3, || None);
+        assert_eq!(c.start, Chosen::Polyhedral);
+        assert!(c.reason.contains("Laurent"));
+    }
+}
