@@ -1,4 +1,5 @@
-//! Command line: `pathtrack [solve] FILE`, `count`, `generate`, `rref`, `bench`.
+//! Command line: `pathtrack [solve] FILE`, `count`, `generate`, `rref`, `bench`,
+//! `certify`.
 //!
 //! Each subcommand has its own module with a clap `Args` struct and a `run` function that
 //! returns the process exit code or an [`crate::Error`] (printed here, exit code from
@@ -25,10 +26,13 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Reduced row echelon form of a Matrix Market matrix over Z/p, f64 or complex f64.
     Rref(rref::RrefArgs),
+    /// Prove solutions in interval arithmetic (Krawczyk): unique root nearby, distinct, real.
+    Certify(certify::CertifyArgs),
 }
 
 pub mod bench;
 pub mod cells_bench;
+pub mod certify;
 pub mod count;
 pub mod external;
 pub mod generate;
@@ -38,7 +42,9 @@ pub mod solve;
 pub mod solve_bench;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
-const SUBCOMMANDS: &[&str] = &["solve", "generate", "count", "rref", "bench", "help"];
+const SUBCOMMANDS: &[&str] = &[
+    "solve", "generate", "count", "rref", "bench", "certify", "help",
+];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
 fn with_default_subcommand(mut args: Vec<String>) -> Vec<String> {
@@ -67,6 +73,7 @@ pub fn main_entry() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Count(a) => count::run(a),
         Command::Rref(a) => rref::run(a),
+        Command::Certify(a) => certify::run(a),
     };
     match result {
         Ok(code) => code,
