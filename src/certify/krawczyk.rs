@@ -35,7 +35,7 @@ use num_complex::Complex64 as C64;
 /// even where a wider box would hold a single root.
 pub const MAX_RADIUS: f64 = 1e-6;
 /// Multiples of the Newton step (or of the rounding floor) tried as half-widths.
-pub const RADIUS_FACTORS: [f64; 3] = [4.0, 64.0, 1024.0];
+pub const RADIUS_FACTORS: [f64; 4] = [2.0, 8.0, 64.0, 1024.0];
 
 /// What the Krawczyk test proved about one approximate solution.
 #[derive(Clone, Debug)]
@@ -183,13 +183,20 @@ pub fn certify_point(system: &System, isys: &IntervalSystem, x: &[C64]) -> Optio
         |r| x.iter().map(|&z| CInterval::around(z, r)).collect(),
         |_| true,
     )?;
-    let real = isys.real_coefficients && certify_real(system, isys, x, &region, cap, floor);
+    let real = isys.real_coefficients
+        && (self_conjugate(&region) || certify_real(system, isys, x, &region, cap, floor));
     Some(Certificate {
         radius,
         region,
         enclosure,
         real,
     })
+}
+
+/// The box equals its conjugate: every imaginary part is `[−h, h]` (so for a point with
+/// zero imaginary parts the first test already proves realness).
+fn self_conjugate(region: &[CInterval]) -> bool {
+    region.iter().all(|b| b.im.lo == -b.im.hi)
 }
 
 /// The second test for realness (module notes): a conjugation-invariant box around `Re x`
@@ -211,13 +218,20 @@ fn certify_real(
     let Some((y, yf, step)) = newton_step(system, isys, &c) else {
         return false;
     };
-    let base = step.max(2.0 * (im + half_width));
+    // Half-widths that may contain `region` (checked exactly below), then the usual ones.
+    let reach = im + half_width;
+    let mut candidates: Vec<f64> = [1.25 * reach, 2.0 * reach]
+        .into_iter()
+        .chain(radii(step.max(reach), floor, cap))
+        .filter(|&r| r <= cap)
+        .collect();
+    candidates.sort_by(f64::total_cmp);
     first_proof(
         isys,
         &c,
         &y,
         &yf,
-        &radii(base, floor, cap),
+        &candidates,
         |r| {
             c.iter()
                 .map(|z| CInterval {
