@@ -8,6 +8,7 @@
 
 use super::interval::Interval;
 use num_complex::Complex64 as C64;
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 /// A complex rectangle `{x + iy : x ∈ re, y ∈ im}`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,27 +40,6 @@ impl CInterval {
         CInterval {
             re: Interval::around(z.re, r),
             im: Interval::around(z.im, r),
-        }
-    }
-
-    pub fn add(self, o: CInterval) -> CInterval {
-        CInterval {
-            re: self.re.add(o.re),
-            im: self.im.add(o.im),
-        }
-    }
-
-    pub fn sub(self, o: CInterval) -> CInterval {
-        CInterval {
-            re: self.re.sub(o.re),
-            im: self.im.sub(o.im),
-        }
-    }
-
-    pub fn mul(self, o: CInterval) -> CInterval {
-        CInterval {
-            re: self.re.mul(o.re).sub(self.im.mul(o.im)),
-            im: self.re.mul(o.im).add(self.im.mul(o.re)),
         }
     }
 
@@ -108,6 +88,36 @@ impl CInterval {
     /// An upper bound on `max(|Re u|, |Im u|)` over the rectangle.
     pub fn mag(self) -> f64 {
         self.re.mag().max(self.im.mag())
+    }
+}
+
+impl Add for CInterval {
+    type Output = CInterval;
+    fn add(self, o: CInterval) -> CInterval {
+        CInterval {
+            re: self.re.add(o.re),
+            im: self.im.add(o.im),
+        }
+    }
+}
+
+impl Sub for CInterval {
+    type Output = CInterval;
+    fn sub(self, o: CInterval) -> CInterval {
+        CInterval {
+            re: self.re.sub(o.re),
+            im: self.im.sub(o.im),
+        }
+    }
+}
+
+impl Mul for CInterval {
+    type Output = CInterval;
+    fn mul(self, o: CInterval) -> CInterval {
+        CInterval {
+            re: self.re.mul(o.re).sub(self.im.mul(o.im)),
+            im: self.re.mul(o.im).add(self.im.mul(o.re)),
+        }
     }
 }
 

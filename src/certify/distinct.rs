@@ -18,6 +18,7 @@
 use super::complex::{box_subset, boxes_meet, CInterval};
 use super::interval::Interval;
 use super::krawczyk::Certificate;
+use std::ops::Add;
 
 /// Counts proven from a set of certificates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,9 +75,9 @@ pub fn count_distinct(certs: &[&Certificate]) -> DistinctCounts {
         }
     }
     let mut roots = std::collections::HashMap::<usize, bool>::new();
-    for i in 0..m {
+    for (i, c) in certs.iter().enumerate() {
         let r = find(&mut parent, i);
-        *roots.entry(r).or_insert(false) |= certs[i].real;
+        *roots.entry(r).or_insert(false) |= c.real;
     }
     let unresolved: std::collections::HashSet<usize> = undecided_edges
         .into_iter()

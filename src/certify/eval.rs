@@ -11,6 +11,7 @@
 use super::complex::CInterval;
 use crate::system::System;
 use num_complex::Complex64 as C64;
+use std::ops::{Add, Mul};
 
 /// One term: its coefficient and its nonzero exponents `(variable, exponent)`.
 #[derive(Clone, Debug)]

@@ -9,6 +9,8 @@
 //! NaN bound (`∞ − ∞`, `0·∞`) makes the result the whole line, which certifies nothing.
 //! docs/certification.md gives the argument in full.
 
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
 /// The next double above `x` (`+∞` stays; ±0 gives the smallest positive subnormal).
 pub fn next_up(x: f64) -> f64 {
     if x.is_nan() || x == f64::INFINITY {
@@ -84,32 +86,6 @@ impl Interval {
         Interval { lo: -h, hi: h }
     }
 
-    pub fn add(self, o: Interval) -> Interval {
-        outward(self.lo + o.lo, self.hi + o.hi)
-    }
-
-    pub fn sub(self, o: Interval) -> Interval {
-        outward(self.lo - o.hi, self.hi - o.lo)
-    }
-
-    /// Exact: negation of a double is a double.
-    pub fn neg(self) -> Interval {
-        Interval {
-            lo: -self.hi,
-            hi: -self.lo,
-        }
-    }
-
-    pub fn mul(self, o: Interval) -> Interval {
-        let (lo, hi) = min_max4([
-            self.lo * o.lo,
-            self.lo * o.hi,
-            self.hi * o.lo,
-            self.hi * o.hi,
-        ]);
-        outward(lo, hi)
-    }
-
     /// `s · self` for a double `s` (one product per bound).
     pub fn scale(self, s: f64) -> Interval {
         let (a, b) = (s * self.lo, s * self.hi);
@@ -134,20 +110,6 @@ impl Interval {
         } else {
             outward(a.min(b), a.max(b))
         }
-    }
-
-    /// `self / o`; the whole line when `o` contains 0.
-    pub fn div(self, o: Interval) -> Interval {
-        if !(o.lo > 0.0 || o.hi < 0.0) {
-            return Interval::ENTIRE;
-        }
-        let (lo, hi) = min_max4([
-            self.lo / o.lo,
-            self.lo / o.hi,
-            self.hi / o.lo,
-            self.hi / o.hi,
-        ]);
-        outward(lo, hi)
     }
 
     /// An upper bound on `max |t|` over the interval (exact: no arithmetic).
@@ -180,6 +142,61 @@ impl Interval {
     /// The two intervals share a point.
     pub fn meets(self, o: Interval) -> bool {
         self.lo <= o.hi && o.lo <= self.hi
+    }
+}
+
+impl Add for Interval {
+    type Output = Interval;
+    fn add(self, o: Interval) -> Interval {
+        outward(self.lo + o.lo, self.hi + o.hi)
+    }
+}
+
+impl Sub for Interval {
+    type Output = Interval;
+    fn sub(self, o: Interval) -> Interval {
+        outward(self.lo - o.hi, self.hi - o.lo)
+    }
+}
+
+/// Exact: negation of a double is a double.
+impl Neg for Interval {
+    type Output = Interval;
+    fn neg(self) -> Interval {
+        Interval {
+            lo: -self.hi,
+            hi: -self.lo,
+        }
+    }
+}
+
+impl Mul for Interval {
+    type Output = Interval;
+    fn mul(self, o: Interval) -> Interval {
+        let (lo, hi) = min_max4([
+            self.lo * o.lo,
+            self.lo * o.hi,
+            self.hi * o.lo,
+            self.hi * o.hi,
+        ]);
+        outward(lo, hi)
+    }
+}
+
+/// `self / o`; the whole line when `o` contains 0.
+impl Div for Interval {
+    type Output = Interval;
+    fn div(self, o: Interval) -> Interval {
+        if !(o.lo > 0.0 || o.hi < 0.0) {
+            return Interval::ENTIRE;
+        }
+        let (lo, hi) = min_max4([
+            self.lo / o.lo,
+            self.lo / o.hi,
+            self.hi / o.lo,
+            self.hi / o.hi,
+        ]);
+        outward(lo, hi)
     }
 }
 

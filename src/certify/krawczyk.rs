@@ -29,6 +29,7 @@ use crate::post::dedup::sup_norm;
 use crate::system::System;
 use nalgebra::DMatrix;
 use num_complex::Complex64 as C64;
+use std::ops::{Add, Mul, Sub};
 
 /// The largest half-width tried, relative to `1 + ‖x̃‖∞`: a certificate says that a root
 /// lies within this of the coordinates, so a point off by more than this is not certified
@@ -107,8 +108,8 @@ fn krawczyk_operator(
                     CInterval::ONE.sub(*v)
                 } else {
                     CInterval {
-                        re: v.re.neg(),
-                        im: v.im.neg(),
+                        re: -v.re,
+                        im: -v.im,
                     }
                 };
                 acc = acc.add(m.mul(*d));
