@@ -6,6 +6,7 @@
 //! deduplicate) → `report` (summary, JSON Lines).
 
 pub mod backend;
+pub mod certify;
 pub mod cli;
 pub mod endgame;
 pub mod error;

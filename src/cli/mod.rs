@@ -1,4 +1,5 @@
-//! Command line: `pathtrack [solve] FILE`, `count`, `generate`, `rref`, `bench`.
+//! Command line: `pathtrack [solve] FILE`, `count`, `generate`, `rref`, `bench`,
+//! `certify`.
 //!
 //! Each subcommand has its own module with a clap `Args` struct and a `run` function that
 //! returns the process exit code or an [`crate::Error`] (printed here, exit code from
@@ -27,11 +28,14 @@ pub enum Command {
     Rref(rref::RrefArgs),
     /// Write a system in another format (PHCpack, Bertini, Hom4PS, YAML), exactly.
     Convert(convert::ConvertArgs),
+    /// Prove solutions in interval arithmetic (Krawczyk): unique root nearby, distinct, real.
+    Certify(certify::CertifyArgs),
 }
 
 pub mod bench;
 pub mod cells_bench;
 pub mod convert;
+pub mod certify;
 pub mod count;
 pub mod external;
 pub mod generate;
@@ -43,7 +47,7 @@ pub mod solve_bench;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
 const SUBCOMMANDS: &[&str] = &[
-    "solve", "generate", "count", "rref", "bench", "convert", "help",
+    "solve", "generate", "count", "rref", "bench", "convert", "certify", "help",
 ];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
@@ -74,6 +78,7 @@ pub fn main_entry() -> i32 {
         Command::Count(a) => count::run(a),
         Command::Rref(a) => rref::run(a),
         Command::Convert(a) => convert::run(a),
+        Command::Certify(a) => certify::run(a),
     };
     match result {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::{CudaBackend, EvalMethod, SolveMethod};
 use crate::backend::Backend;
+use crate::certify::{summarize, Certificate, Certifier, CertifySummary};
 use crate::error::{Error, Result};
 use crate::report::formats::{write_solutions_as, EndpointWriter, SolutionFormat};
 use crate::report::progress::{Phase, Progress};
@@ -94,6 +95,11 @@ pub struct SolveArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Prove the nonsingular solutions in interval arithmetic (Krawczyk test): adds
+    /// certified, certified_distinct and certified_real to the summary, and certified and
+    /// certified_radius to each line of -o.
+    #[arg(long)]
+    pub certify: bool,
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
@@ -143,22 +149,27 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             *field = v;
         }
     }
-    struct Cli {
+    struct Cli<'s> {
         progress: Progress,
         writer: EndpointWriter,
+        certify: Option<PathCertificates<'s>>,
     }
-    impl Observer for Cli {
+    impl Observer for Cli<'_> {
         fn phase(&mut self, phase: Phase) {
             self.progress.set_phase(phase);
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
             self.progress.endpoint(e.path, e.attempt);
-            self.writer.write(e)
+            match &mut self.certify {
+                Some(c) => self.writer.write_with(e, c.add(e)),
+                None => self.writer.write(e),
+            }
         }
     }
     let mut obs = Cli {
         progress: Progress::new(a.quiet),
         writer: EndpointWriter::create(a.output.as_deref(), a.format, &system.variables)?,
+        certify: a.certify.then(|| PathCertificates::new(&system)),
     };
     let summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
     obs.progress.finish();
@@ -166,15 +177,80 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     if let Some(path) = &a.solutions {
         write_solutions_as(path, a.format, &summary.solutions, &system.variables)?;
     }
+    let certified = obs.certify.map(|c| c.summary());
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string(&summary).map_err(|e| Error::Internal(e.to_string()))?
-        );
+        /// The summary with the certification counts and their seconds.
+        #[derive(serde::Serialize)]
+        struct WithCertification<'a> {
+            #[serde(flatten)]
+            summary: &'a crate::report::Summary,
+            #[serde(flatten)]
+            counts: CertifySummary,
+            certify_seconds: f64,
+        }
+        let line = match certified {
+            None => serde_json::to_string(&summary),
+            Some((counts, certify_seconds)) => serde_json::to_string(&WithCertification {
+                summary: &summary,
+                counts,
+                certify_seconds,
+            }),
+        };
+        println!("{}", line.map_err(|e| Error::Internal(e.to_string()))?);
     } else {
         print!("{}", summary_table(&summary));
+        if let Some((c, secs)) = &certified {
+            print!(
+                "{}{}",
+                crate::cli::certify::certification_rows(c),
+                crate::report::table_row("  certify seconds", &format!("{secs:.3}"))
+            );
+        }
     }
     Ok(0)
+}
+
+/// `solve --certify`: the Krawczyk test on each nonsingular endpoint as it arrives (a
+/// re-tracked path's last endpoint replaces its earlier one), and the time it took.
+struct PathCertificates<'s> {
+    certifier: Certifier<'s>,
+    last: std::collections::BTreeMap<u64, Option<Certificate>>,
+    seconds: f64,
+}
+
+impl<'s> PathCertificates<'s> {
+    fn new(system: &'s crate::system::System) -> Self {
+        PathCertificates {
+            certifier: Certifier::new(system),
+            last: Default::default(),
+            seconds: 0.0,
+        }
+    }
+
+    /// Certifies `e` if it is a finite nonsingular endpoint; returns the keys its JSON line
+    /// gets (`certified`, and `certified_radius` when certified).
+    fn add(&mut self, e: &crate::post::Endpoint) -> serde_json::Map<String, serde_json::Value> {
+        let clock = std::time::Instant::now();
+        let cert = match (&e.coordinates, e.status) {
+            (Some(x), crate::post::Status::Nonsingular) => self.certifier.certify(x),
+            _ => None,
+        };
+        self.seconds += clock.elapsed().as_secs_f64();
+        let mut m = serde_json::Map::new();
+        m.insert("certified".into(), cert.is_some().into());
+        if let Some(c) = &cert {
+            m.insert("certified_radius".into(), c.radius.into());
+        }
+        self.last.insert(e.path, cert);
+        m
+    }
+
+    /// The counts over the final endpoints, and the seconds spent certifying.
+    fn summary(self) -> (CertifySummary, f64) {
+        let clock = std::time::Instant::now();
+        let c = summarize(self.last.values().map(|c| c.as_ref()));
+        (c, self.seconds + clock.elapsed().as_secs_f64())
+    }
 }
 
 /// Default paths per round on the GPU (one batched direction solve per round).

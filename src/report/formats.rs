@@ -185,6 +185,15 @@ impl EndpointWriter {
         }
     }
 
+    /// [`Self::write`] with extra keys for a JSON line (a certificate); the lists of the
+    /// other formats have no place for them.
+    pub fn write_with(&mut self, e: &Endpoint, extra: serde_json::Map<String, serde_json::Value>) -> Result<()> {
+        match self {
+            EndpointWriter::Jsonl(w) => w.write_with(e, extra),
+            EndpointWriter::List(w) => w.write(e),
+        }
+    }
+
     /// Ends the run: a list is rewritten with one entry per path, in path order.
     pub fn finish(self) -> Result<()> {
         match self {

@@ -224,8 +224,17 @@ impl SolutionWriter {
     }
 
     pub fn write(&mut self, e: &Endpoint) -> Result<()> {
+        self.write_with(e, Map::new())
+    }
+
+    /// Writes `e`'s line with the `extra` keys added (`solve --certify`'s `certified`).
+    pub fn write_with(&mut self, e: &Endpoint, extra: Map<String, Value>) -> Result<()> {
         if let Some(w) = &mut self.out {
-            let line = solution_line(e).to_string();
+            let mut line = solution_line(e);
+            if let Value::Object(m) = &mut line {
+                m.extend(extra);
+            }
+            let line = line.to_string();
             writeln!(w, "{line}")
                 .and_then(|_| w.flush())
                 .map_err(|err| Error::io(format!("writing {}", self.path), err))?;
@@ -610,7 +619,7 @@ impl Tally {
 /// The summary as a human-readable table.
 pub fn summary_table(s: &Summary) -> String {
     let mut t = String::new();
-    let row = |t: &mut String, k: &str, v: String| t.push_str(&format!("  {k:<22} {v}\n"));
+    let row = |t: &mut String, k: &str, v: String| t.push_str(&table_row(k, &v));
     t.push_str(&format!(
         "pathtrack: {} ({} variables)\n",
         s.system, s.variables
@@ -691,6 +700,11 @@ pub fn summary_table(s: &Summary) -> String {
         row(&mut t, "  recovery rounds", rounds.join(", "));
     }
     t
+}
+
+/// One row of the summary table: `  key  value`.
+pub fn table_row(k: &str, v: &str) -> String {
+    format!("  {k:<22} {v}\n")
 }
 
 #[cfg(test)]

@@ -1,0 +1,82 @@
+//! Certifying many points: the Krawczyk test on each (rayon's current pool, one point per
+//! task), then the proven counts of distinct and real roots.
+//!
+//! (On the CPU only; a GPU batch of the same test is not written.)
+
+use super::distinct::count_distinct;
+use super::eval::IntervalSystem;
+use super::krawczyk::{certify_point, Certificate};
+use crate::system::System;
+use num_complex::Complex64 as C64;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The certification counts of a set of approximate solutions (docs/output.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct CertifySummary {
+    /// Points whose box around them provably holds exactly one root.
+    pub certified: u64,
+    /// Distinct roots among them, proven (a lower bound when `certified_unresolved > 0`).
+    pub certified_distinct: u64,
+    /// Of those, roots proven real.
+    pub certified_real: u64,
+    /// Groups of certified points whose boxes overlap without a proof that they hold one
+    /// root (each counted once in `certified_distinct`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub certified_unresolved: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// A system ready for certification (its interval form built once).
+pub struct Certifier<'a> {
+    system: &'a System,
+    isys: IntervalSystem,
+}
+
+impl<'a> Certifier<'a> {
+    pub fn new(system: &'a System) -> Certifier<'a> {
+        Certifier {
+            system,
+            isys: IntervalSystem::new(system),
+        }
+    }
+
+    /// The Krawczyk test at one point ([`certify_point`]).
+    pub fn certify(&self, x: &[C64]) -> Option<Certificate> {
+        certify_point(self.system, &self.isys, x)
+    }
+
+    /// The test at each point, in parallel; `None` points (not finite, not nonsingular:
+    /// not tried) and failed tests give `None`.
+    pub fn certify_all(&self, points: &[Option<Vec<C64>>]) -> Vec<Option<Certificate>> {
+        points
+            .par_iter()
+            .map(|x| x.as_ref().and_then(|x| self.certify(x)))
+            .collect()
+    }
+}
+
+/// The counts of a set of certificates (failed tests as `None`).
+pub fn summarize<'c>(certs: impl IntoIterator<Item = Option<&'c Certificate>>) -> CertifySummary {
+    let ok: Vec<&Certificate> = certs.into_iter().flatten().collect();
+    let d = count_distinct(&ok);
+    CertifySummary {
+        certified: ok.len() as u64,
+        certified_distinct: d.roots,
+        certified_real: d.real,
+        certified_unresolved: d.unresolved,
+    }
+}
+
+/// Certifies `points` of `system` and counts (see [`Certifier::certify_all`], [`summarize`]).
+pub fn certify_points(
+    system: &System,
+    points: &[Option<Vec<C64>>],
+) -> (Vec<Option<Certificate>>, CertifySummary) {
+    let certs = Certifier::new(system).certify_all(points);
+    let summary = summarize(certs.iter().map(|c| c.as_ref()));
+    (certs, summary)
+}

@@ -1,0 +1,21 @@
+//! Certification of approximate solutions: proofs, in interval arithmetic, that a box
+//! around a computed point holds exactly one root of the system (the Krawczyk test), that
+//! roots of different points are distinct, and that a root is real. docs/certification.md
+//! states what is proved and why the arithmetic is sound.
+//!
+//! - [`interval`]: real intervals with outward rounding;
+//! - [`complex`]: complex rectangles and boxes;
+//! - [`eval`]: interval evaluation of `F` and its Jacobian;
+//! - [`krawczyk`]: the test at one point (and the realness test);
+//! - [`distinct`]: proven counts of distinct and real roots;
+//! - [`batch`]: many points in parallel, and the counts.
+
+pub mod batch;
+pub mod complex;
+pub mod distinct;
+pub mod eval;
+pub mod interval;
+pub mod krawczyk;
+
+pub use batch::{certify_points, summarize, Certifier, CertifySummary};
+pub use krawczyk::Certificate;

@@ -1,0 +1,185 @@
+//! `pathtrack certify SOLS.jsonl --system F [--json]`: proves, in interval arithmetic, which
+//! solutions of a `solve -o` (or `--solutions`) file are approximate solutions of `F` with a
+//! unique root nearby, how many distinct roots they hold and how many of those are real
+//! (docs/certification.md).
+
+use crate::certify::{certify_points, CertifySummary};
+use crate::error::{Error, InputError, Result};
+use crate::post::Status;
+use crate::report::table_row;
+use clap::Args;
+use num_complex::Complex64 as C64;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct CertifyArgs {
+    /// Solutions as JSON Lines: the file `solve -o` writes (the last line of each path
+    /// counts) or the one `solve --solutions` writes.
+    pub solutions: PathBuf,
+    /// The system the solutions belong to (YAML or PHCpack format), as solved.
+    #[arg(long)]
+    pub system: PathBuf,
+    /// Print the counts as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// CPU threads (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+/// What `certify` prints.
+#[derive(Debug, Serialize)]
+struct Report {
+    system: String,
+    /// Solutions read (final lines of paths, or distinct solutions).
+    points: u64,
+    /// Of those, finite nonsingular ones (or lines without a status): the ones tested.
+    tested: u64,
+    #[serde(flatten)]
+    counts: CertifySummary,
+    seconds: f64,
+}
+
+/// The points of a solutions file, in order: for `solve -o` files the last line of each
+/// path (re-tracked paths have several), for other files every line. A point is `None` when
+/// it is not to be tested: no coordinates, or a status other than `nonsingular`.
+pub fn read_points(path: &Path, n: usize) -> Result<Vec<Option<Vec<C64>>>> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::from(InputError::new(&name, format!("cannot read file: {e}"))))?;
+    let mut by_path: Vec<(Option<u64>, Option<Vec<C64>>)> = Vec::new();
+    let mut slot = std::collections::HashMap::<u64, usize>::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |msg: String| Error::from(InputError::new(&name, msg).at(i + 1, 1));
+        let v: Value =
+            serde_json::from_str(line).map_err(|e| at(format!("not a JSON object: {e}")))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| at("not a JSON object".into()))?;
+        let status = match obj.get("status") {
+            None => None,
+            Some(s) => Some(
+                [
+                    Status::Nonsingular,
+                    Status::Singular,
+                    Status::AtInfinity,
+                    Status::Failed,
+                ]
+                .into_iter()
+                .find(|st| serde_json::to_value(st).ok().as_ref() == Some(s))
+                .ok_or_else(|| at(format!("unknown status {s}")))?,
+            ),
+        };
+        let coords = match obj.get("coordinates") {
+            None => return Err(at("no \"coordinates\" key".into())),
+            Some(Value::Null) => None,
+            Some(c) => Some(coordinates(c, n).map_err(at)?),
+        };
+        let tested = coords.filter(|_| matches!(status, None | Some(Status::Nonsingular)));
+        let path_index = match obj.get("path") {
+            None => None,
+            Some(p) => Some(
+                p.as_u64()
+                    .ok_or_else(|| at(format!("\"path\" is not a path index: {p}")))?,
+            ),
+        };
+        match path_index.and_then(|p| slot.get(&p).copied()) {
+            Some(k) => by_path[k].1 = tested,
+            None => {
+                if let Some(p) = path_index {
+                    slot.insert(p, by_path.len());
+                }
+                by_path.push((path_index, tested));
+            }
+        }
+    }
+    Ok(by_path.into_iter().map(|(_, x)| x).collect())
+}
+
+/// `[[re, im], …]` with `n` finite pairs.
+fn coordinates(c: &Value, n: usize) -> std::result::Result<Vec<C64>, String> {
+    let list = c
+        .as_array()
+        .ok_or_else(|| format!("\"coordinates\" is not a list: {c}"))?;
+    if list.len() != n {
+        return Err(format!(
+            "{} coordinates, but the system has {n} variables",
+            list.len()
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(j, z)| match z.as_array().map(|p| p.as_slice()) {
+            Some([re, im]) => match (re.as_f64(), im.as_f64()) {
+                (Some(re), Some(im)) => Ok(C64::new(re, im)),
+                _ => Err(format!(
+                    "coordinate {} is not a pair of numbers: {z}",
+                    j + 1
+                )),
+            },
+            _ => Err(format!("coordinate {} is not a pair [re, im]: {z}", j + 1)),
+        })
+        .collect()
+}
+
+pub fn run(a: &CertifyArgs) -> Result<i32> {
+    let system = crate::system::load(&a.system)?;
+    let points = read_points(&a.solutions, system.n())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads)
+        .build()
+        .map_err(|e| Error::Internal(format!("thread pool: {e}")))?;
+    let clock = std::time::Instant::now();
+    let (_, counts) = pool.install(|| certify_points(&system, &points));
+    let report = Report {
+        system: system.name.clone(),
+        points: points.len() as u64,
+        tested: points.iter().filter(|p| p.is_some()).count() as u64,
+        counts,
+        seconds: clock.elapsed().as_secs_f64(),
+    };
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).map_err(|e| Error::Internal(e.to_string()))?
+        );
+    } else {
+        print!(
+            "pathtrack certify: {} ({} variables)\n{}",
+            report.system,
+            system.n(),
+            [
+                ("solutions read", report.points.to_string()),
+                ("  nonsingular (tested)", report.tested.to_string()),
+            ]
+            .iter()
+            .map(|(k, v)| table_row(k, v))
+            .collect::<String>()
+                + &certification_rows(&report.counts)
+                + &table_row("seconds", &format!("{:.3}", report.seconds))
+        );
+    }
+    Ok(0)
+}
+
+/// The certification counts as summary-table rows (`certify` and `solve --certify`).
+pub fn certification_rows(c: &CertifySummary) -> String {
+    let mut t = table_row("certified", &c.certified.to_string());
+    t += &table_row("  distinct roots", &c.certified_distinct.to_string());
+    t += &table_row("  real roots", &c.certified_real.to_string());
+    if c.certified_unresolved > 0 {
+        t += &table_row(
+            "  unresolved groups",
+            &format!(
+                "{} (overlapping boxes not proven to hold one root)",
+                c.certified_unresolved
+            ),
+        );
+    }
+    t
+}

@@ -1,0 +1,352 @@
+//! Certification (Krawczyk test in interval arithmetic) of solver endpoints: the proven
+//! counts equal the known solution counts, perturbed points and double roots are not
+//! certified, nearly coincident roots are certified distinct, realness agrees with the
+//! solver, and the CLI (`certify`, `solve --certify`) reports the same counts.
+
+use num_complex::Complex64 as C64;
+use pathtrack::certify::{certify_points, Certifier, CertifySummary};
+use pathtrack::post::{Endpoint, Status};
+use pathtrack::solver::{solve_cpu, StartKind};
+use pathtrack::system::{self, parse_str, Polynomial, System, Term};
+use rand::{Rng, SeedableRng};
+use std::process::Command;
+
+fn shipped(name: &str) -> System {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("systems")
+        .join(format!("{name}.yaml"));
+    system::load(&p).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The final nonsingular endpoints' coordinates (others `None`: not tested).
+fn points(eps: &[Endpoint]) -> Vec<Option<Vec<C64>>> {
+    eps.iter()
+        .map(|e| {
+            e.coordinates
+                .clone()
+                .filter(|_| e.status == Status::Nonsingular)
+        })
+        .collect()
+}
+
+/// Solves, certifies the endpoints, and checks that every nonsingular solution the solver
+/// found (`known` of them, all of the system's isolated solutions) is certified, that the
+/// proven distinct count is `known`, and that the proven real count is the solver's count of
+/// real nonsingular solutions (found by another route: imaginary parts below 1e-8).
+fn check(sys: &System, start: StartKind, known: u64) -> CertifySummary {
+    let (s, eps) = solve_cpu(sys, start, 1).unwrap();
+    assert_eq!(s.nonsingular, known, "{}: {s:?}", sys.name);
+    let (certs, c) = certify_points(sys, &points(&eps));
+    assert_eq!(c.certified, known, "{}: {c:?}", sys.name);
+    assert_eq!(c.certified_distinct, known, "{}: {c:?}", sys.name);
+    assert_eq!(c.certified_unresolved, 0);
+    let solver_real = s
+        .solutions
+        .iter()
+        .filter(|x| x.status == Status::Nonsingular && x.real)
+        .count() as u64;
+    assert_eq!(c.certified_real, solver_real, "{}: {c:?}", sys.name);
+    // Each certificate's box contains its point, and the radius is tiny (the endpoints are
+    // accurate to about κ·ε).
+    for (e, cert) in eps.iter().zip(&certs) {
+        if let Some(cert) = cert {
+            let x = e.coordinates.as_ref().unwrap();
+            assert!(cert.region.iter().zip(x).all(|(b, &z)| b.contains(z)));
+            assert!(cert.radius < 1e-9, "{}: radius {}", sys.name, cert.radius);
+        }
+    }
+    c
+}
+
+#[test]
+fn katsura6_all_64_certified_and_its_real_ones_real() {
+    let c = check(&shipped("katsura6"), StartKind::Polyhedral, 64);
+    assert!(c.certified_real > 0 && c.certified_real < 64);
+}
+
+#[test]
+fn cyclic5_all_70_certified() {
+    check(&shipped("cyclic5"), StartKind::Polyhedral, 70);
+}
+
+#[test]
+fn noon4_and_noon5_all_certified() {
+    check(&shipped("noon4"), StartKind::Polyhedral, 73);
+    check(&shipped("noon5"), StartKind::TotalDegree, 233);
+}
+
+/// A dense system with random complex coefficients, degrees (2, 3, 2): Bézout's 12
+/// solutions, none real-proven (complex coefficients).
+#[test]
+fn random_dense_system_all_bezout_solutions_certified() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(45);
+    let n = 3;
+    let mut monomials = Vec::new();
+    for a in 0..=3i32 {
+        for b in 0..=3 - a {
+            for c in 0..=3 - a - b {
+                monomials.push(vec![a, b, c]);
+            }
+        }
+    }
+    let equations = [2, 3, 2]
+        .iter()
+        .map(|&d| {
+            Polynomial::from_terms(monomials.iter().filter(|e| e.iter().sum::<i32>() <= d).map(
+                |e| Term {
+                    coeff: C64::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)),
+                    exponents: e.clone(),
+                },
+            ))
+        })
+        .collect();
+    let sys = System {
+        name: "random".into(),
+        description: String::new(),
+        variables: (0..n).map(|i| format!("x{i}")).collect(),
+        equations,
+    };
+    let c = check(&sys, StartKind::TotalDegree, 12);
+    assert_eq!(c.certified_real, 0);
+}
+
+/// A katsura-6 solution moved by 1e-3 in every coordinate is not certified (its Newton
+/// step is far beyond the largest certified radius); the unmoved one is.
+#[test]
+fn a_point_perturbed_by_1e_3_is_not_certified() {
+    let sys = shipped("katsura6");
+    let (_, eps) = solve_cpu(&sys, StartKind::Polyhedral, 1).unwrap();
+    let cert = Certifier::new(&sys);
+    let mut tried = 0;
+    for x in points(&eps).into_iter().flatten().take(8) {
+        assert!(cert.certify(&x).is_some());
+        let moved: Vec<C64> = x.iter().map(|z| z + C64::new(1e-3, -1e-3)).collect();
+        assert!(cert.certify(&moved).is_none(), "{moved:?}");
+        tried += 1;
+    }
+    assert_eq!(tried, 8);
+}
+
+fn univariate(eq: &str) -> System {
+    parse_str(
+        &format!("variables: [x]\nequations:\n  - \"{eq}\"\n"),
+        "t.yaml",
+    )
+    .unwrap()
+}
+
+/// The roots of `x² + b·x + c` in floating point (the stored coefficients).
+fn quadratic_roots(sys: &System) -> [C64; 2] {
+    let coeff = |d: i32| {
+        sys.equations[0]
+            .terms
+            .iter()
+            .find(|t| t.exponents[0] == d)
+            .map_or(C64::new(0.0, 0.0), |t| t.coeff)
+    };
+    let (a, b, c) = (coeff(2), coeff(1), coeff(0));
+    let s = (b * b - 4.0 * a * c).sqrt();
+    let q = -0.5 * (b + if b.re >= 0.0 { s } else { -s });
+    [q / a, c / q]
+}
+
+/// `(x − 1)(x − 1 − 2⁻²⁰)` (coefficients exact in binary) and `(x − 1)(x − 1 − 10⁻⁶)`
+/// as parsed from decimals: both roots certified, proven distinct and real.
+#[test]
+fn nearly_coincident_roots_are_certified_distinct() {
+    let e = 2f64.powi(-20);
+    for sys in [
+        univariate(&format!("x^2 - {}*x + {}", 2.0 + e, 1.0 + e)),
+        univariate("x^2 - 2.000001*x + 1.000001"),
+    ] {
+        let roots = quadratic_roots(&sys);
+        assert!((roots[0] - roots[1]).norm() < 2e-6);
+        let pts: Vec<Option<Vec<C64>>> = roots.iter().map(|&r| Some(vec![r])).collect();
+        let (certs, c) = certify_points(&sys, &pts);
+        assert_eq!(
+            (c.certified, c.certified_distinct, c.certified_real),
+            (2, 2, 2),
+            "{certs:?}"
+        );
+        // The same two roots given twice more (once nudged by 1e-15): still 2 distinct.
+        let mut pts4 = pts.clone();
+        pts4.push(Some(vec![roots[0] + 1e-15]));
+        pts4.push(pts[1].clone());
+        let (_, c) = certify_points(&sys, &pts4);
+        assert_eq!((c.certified, c.certified_distinct), (4, 2));
+    }
+}
+
+/// `(x − 1)²`: the solver's endpoints at the double root, and points near it, are never
+/// certified.
+#[test]
+fn a_double_root_is_not_certified() {
+    let sys = univariate("x^2 - 2*x + 1");
+    let (_, eps) = solve_cpu(&sys, StartKind::TotalDegree, 1).unwrap();
+    let cert = Certifier::new(&sys);
+    let mut seen = 0;
+    for e in &eps {
+        if let Some(x) = &e.coordinates {
+            assert!((x[0] - 1.0).norm() < 1e-4);
+            assert!(cert.certify(x).is_none(), "{x:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 0);
+    for d in [1e-10, 1e-7, 1e-5] {
+        assert!(cert.certify(&[C64::new(1.0 + d, 0.0)]).is_none());
+    }
+}
+
+/// The same katsura-6 endpoints given twice, the second copy nudged by 1e-14: 128
+/// certified, 64 distinct.
+#[test]
+fn copies_of_a_solution_count_once() {
+    let sys = shipped("katsura6");
+    let (_, eps) = solve_cpu(&sys, StartKind::Polyhedral, 1).unwrap();
+    let mut pts = points(&eps);
+    let nudged: Vec<Option<Vec<C64>>> = pts
+        .iter()
+        .map(|p| p.as_ref().map(|x| x.iter().map(|z| z + 1e-14).collect()))
+        .collect();
+    pts.extend(nudged);
+    let (_, c) = certify_points(&sys, &pts);
+    assert_eq!((c.certified, c.certified_distinct), (128, 64));
+}
+
+/// Complex coefficients: roots are certified, none is proven real, even one that is real
+/// (`(1 + 2i)(x² − 4)`).
+#[test]
+fn complex_coefficients_prove_no_real_root() {
+    let sys = univariate("(1+2*i)*x^2 - (4+8*i)");
+    let pts = vec![
+        Some(vec![C64::new(2.0, 0.0)]),
+        Some(vec![C64::new(-2.0, 0.0)]),
+    ];
+    let (_, c) = certify_points(&sys, &pts);
+    assert_eq!(
+        (c.certified, c.certified_distinct, c.certified_real),
+        (2, 2, 0)
+    );
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pathtrack"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `solve --certify -o` then `certify`: the same counts (katsura-5: 32 solutions), each
+/// nonsingular line marked certified with its radius; a singular line is not tested.
+#[test]
+fn cli_solve_certify_and_certify_agree() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-certify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sols = dir.join("k5.jsonl");
+    let s = json(
+        &bin()
+            .args([
+                "solve",
+                "systems/katsura5.yaml",
+                "--backend",
+                "cpu",
+                "--quiet",
+            ])
+            .args(["--certify", "--json", "-o"])
+            .arg(&sols)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(s["certified"], 32);
+    assert_eq!(s["certified_distinct"], 32);
+    assert_eq!(s["certified_real"], s["real"]);
+    let text = std::fs::read_to_string(&sols).unwrap();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["status"] == "nonsingular" {
+            assert_eq!(v["certified"], true, "{line}");
+            assert!(v["certified_radius"].as_f64().unwrap() < 1e-9);
+        }
+    }
+    let c = json(
+        &bin()
+            .args(["certify", "--system", "systems/katsura5.yaml", "--json"])
+            .arg(&sols)
+            .output()
+            .unwrap(),
+    );
+    for k in ["certified", "certified_distinct", "certified_real"] {
+        assert_eq!(c[k], s[k], "{k}");
+    }
+    assert_eq!(c["points"], 32);
+    // The first line marked singular: one fewer tested and certified.
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines[0] = lines[0].replace("\"status\":\"nonsingular\"", "\"status\":\"singular\"");
+    let edited = dir.join("edited.jsonl");
+    std::fs::write(&edited, lines.join("\n")).unwrap();
+    let c = json(
+        &bin()
+            .args(["certify", "--system", "systems/katsura5.yaml", "--json"])
+            .arg(&edited)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        (c["tested"].as_u64(), c["certified"].as_u64()),
+        (Some(31), Some(31))
+    );
+}
+
+/// Bad input: a line that is not JSON, or coordinates of the wrong length, is an error
+/// naming the file and line, exit code 2.
+#[test]
+fn cli_certify_bad_input_names_the_line() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-certify-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "{\"coordinates\":[[1,0],[0,0]]}\nnot json\n",
+            ":2:",
+            "not a JSON object",
+        ),
+        (
+            "{\"coordinates\":[[1,0]]}\n",
+            ":1:",
+            "1 coordinates, but the system has 2",
+        ),
+        (
+            "{\"coordinates\":[[1,0],[0]]}\n",
+            ":1:",
+            "coordinate 2 is not a pair",
+        ),
+        (
+            "{\"status\":\"weird\",\"coordinates\":null}\n",
+            ":1:",
+            "unknown status",
+        ),
+    ];
+    for (i, (text, at, msg)) in cases.iter().enumerate() {
+        let f = dir.join(format!("bad{i}.jsonl"));
+        std::fs::write(&f, text).unwrap();
+        let out = bin()
+            .args(["certify", "--system", "tests/data/laurent.yaml"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("bad{i}.jsonl{at}")) && err.contains(msg),
+            "{err}"
+        );
+    }
+}
