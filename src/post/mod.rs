@@ -295,6 +295,17 @@ impl<'a> Refiner<'a> {
     /// scalings; every equation row may be scaled at will without changing the point's
     /// singularity.
     fn condition(&self, y: &[C64]) -> f64 {
+        self.condition_with(y, true)
+    }
+
+    /// [`Self::condition`] with the Bombieri–Weyl row weights alone.
+    fn condition_bw(&self, y: &[C64]) -> f64 {
+        self.condition_with(y, false)
+    }
+
+    /// [`Self::condition`]; `absolute_rows`: also with rows scaled by their absolute
+    /// derivatives above [`ABS_ROW_COND`].
+    fn condition_with(&self, y: &[C64], absolute_rows: bool) -> f64 {
         let nh = self.layout.nh;
         let mut a = vec![C64::new(0.0, 0.0); nh * nh];
         let mut abs_row = vec![0.0f64; nh];
@@ -341,7 +352,7 @@ impl<'a> Refiner<'a> {
             }
         };
         let bw = cond_with(&|k| self.row_weight[k]);
-        if bw <= ABS_ROW_COND {
+        if bw <= ABS_ROW_COND || !absolute_rows {
             return bw;
         }
         let abs = cond_with(&|k| {
@@ -384,8 +395,11 @@ impl<'a> Refiner<'a> {
         // Within a factor, or within what the start's y_n is known to: the rounding level
         // κ·ε of the double solve that gave it, at most INFINITY_TOL (x − 1e10·y, y² − 1:
         // tracked |y_n| = 1.6e-9 at κ = 1e10 for a root with 1e-10).
-        let known =
-            (crate::track::path::NOISE_FACTOR * ep.condition * f64::EPSILON).min(INFINITY_TOL);
+        // The start's rounding level needs its projective (Bombieri–Weyl) condition: the
+        // absolute-derivative rows of [`Self::condition`] see `x − 1e10·y, y² − 1`'s roots
+        // (|y_n| = 1e-10) as well conditioned, while y_n itself is known to 1e-16 only.
+        let cond = ep.condition.max(self.condition_bw(y));
+        let known = (crate::track::path::NOISE_FACTOR * cond * f64::EPSILON).min(INFINITY_TOL);
         let near = b >= DD_INFINITY_TOL
             && ((b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= known);
         // The end of a tracking in double-double may already be its root to the rounding
@@ -436,7 +450,7 @@ impl<'a> Refiner<'a> {
             TrackCode::Reached => {
                 let tracked = y.clone();
                 let mut nw = self.newton(&mut y, 8);
-                if wandered(&tracked, &y, end.cond) {
+                if wandered(&tracked, &y) {
                     // Not a refinement of this path's end (see NEWTON_CONVERGED): the
                     // tracked point is decided on.
                     y = tracked.clone();
@@ -583,7 +597,7 @@ impl<'a> Refiner<'a> {
                                 // points 0.2–0.6 from 1).
                                 let mut z = y.clone();
                                 let nz = self.newton(&mut z, 8);
-                                if !wandered(&y, &z, ep.condition) {
+                                if !wandered(&y, &z) {
                                     ep.error = refinement_error(&z, nz.eta, nz.ratio, true);
                                 }
                                 Status::Singular
@@ -808,15 +822,15 @@ fn homogenizing_modulus(y: &[C64]) -> f64 {
     y[y.len() - 1].norm() / y.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
 }
 
-/// Newton from `from` (a tracker's endpoint, rounding level `8·cond·ε`) ended at `to`, an
-/// unrelated point: `|y_n|` changed by more than [`DD_YN_FACTOR`] either way and by more
-/// than that rounding level (at most [`INFINITY_TOL`]). The test of [`Refiner::finish_dd`]
-/// for Newton in double-double: Newton wandering from a point near infinity to a finite
+/// Newton from `from` (a tracker's endpoint) ended at `to`, an unrelated point: `|y_n|`
+/// changed by more than [`DD_YN_FACTOR`] either way and by more than [`INFINITY_TOL`] (a
+/// change the at-infinity test cannot see: the path to the norm-1e10 root of
+/// `x − 1e10·y, y² − 1` ends at |y_n| = 1.6e-9 for 1e-10). As for Newton in double-double
+/// ([`Refiner::finish_dd`]): Newton wandering from a point near infinity to a finite
 /// solution changes `|y_n|` by orders of magnitude.
-fn wandered(from: &[C64], to: &[C64], cond: f64) -> bool {
+fn wandered(from: &[C64], to: &[C64]) -> bool {
     let (a, b) = (homogenizing_modulus(from), homogenizing_modulus(to));
-    let known = (crate::track::path::NOISE_FACTOR * cond * f64::EPSILON).min(INFINITY_TOL);
-    let near = (b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= known;
+    let near = (b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= INFINITY_TOL;
     !near
 }
 
