@@ -241,6 +241,7 @@ fn endpoint(path: u64, status: Status, x: Option<Vec<C64>>, condition: f64) -> E
         rank: Some(1),
         attempt: 0,
         refined_dd: true,
+        error: f64::NAN,
     }
 }
 

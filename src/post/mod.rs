@@ -35,7 +35,7 @@ pub const RESIDUAL_TOL: f64 = 1e-8;
 /// checkpoint, through the branch point, like a cluster with a full-rank Jacobian.
 pub const CLUSTER_RESIDUAL: f64 = 1e-12;
 /// Numerical rank: singular values of the row-scaled Jacobian (row k divided by
-/// `1 + Σ|c·x^a|` of equation k) above `RANK_TOL_FLOOR`, or above `100 ×` the endpoint's
+/// `max|c| + Σ|c·x^a|` of equation k) above `RANK_TOL_FLOOR`, or above `100 ×` the endpoint's
 /// estimated accuracy when that is larger (a singular endpoint known to `δ` perturbs the
 /// Jacobian by `O(δ)`).
 pub const RANK_TOL_FLOOR: f64 = 1e-10;
@@ -66,9 +66,11 @@ pub struct Endpoint {
     pub projective: Vec<C64>,
     /// Affine coordinates for finite endpoints.
     pub coordinates: Option<Vec<C64>>,
-    /// Relative residual `max_k |f_k(x)| / (1 + Σ|c x^a|)` (finite endpoints).
+    /// Relative residual `max_k |f_k(x)| / (max|c| + Σ|c x^a|)` (finite endpoints; the same
+    /// for any scaling of the equations, [`crate::system::System::relative_residual`]).
     pub residual: f64,
-    /// 2-norm condition number of `[∂F/∂y; y*]` with each equation scaled by its largest term.
+    /// 2-norm condition number of `[∂F/∂y; y*]` with each equation row scaled (see
+    /// [`Refiner::condition`]).
     pub condition: f64,
     pub accepted: u32,
     pub rejected: u32,
@@ -85,6 +87,11 @@ pub struct Endpoint {
     /// The endpoint was computed by Newton in double-double ([`dd_newton`]): accurate to
     /// full double precision whatever its condition number.
     pub refined_dd: bool,
+    /// Estimated error of `coordinates` relative to `1 + ‖x‖∞` (the clustering's metric),
+    /// from the refinement that decided the endpoint: the last Newton correction for a
+    /// nonsingular one, `η/(1 − θ)` (linear convergence at rate θ) for a singular one
+    /// refined by Newton; NaN when unknown ([`refinement_error`]).
+    pub error: f64,
 }
 
 impl Endpoint {
@@ -107,6 +114,7 @@ impl Endpoint {
             rank: None,
             attempt: 0,
             refined_dd: false,
+            error: f64::NAN,
         }
     }
 
@@ -275,11 +283,35 @@ impl<'a> Refiner<'a> {
     /// Shub–Smale condition number μ): a constant per equation, so an equation whose whole
     /// gradient vanishes at a singular point gives a zero row (a scale taken from the
     /// gradient itself would hide it).
+    ///
+    /// Above [`ABS_ROW_COND`] the smaller of that and the condition with row k divided by
+    /// its largest absolute derivative `max_j Σ_a |c_a|·a_j·|y^{a−e_j}|` (the size of the
+    /// row's terms, not of their sum: a gradient that cancels still shows). The Bombieri–
+    /// Weyl weight measures an equation on the whole unit sphere; for sparse equations of
+    /// high degree its values at the point are exponentially smaller: `x^d + x² − 1` at its
+    /// simple roots (`|x| ≈ 1`, so `|x| = |y_n| ≈ 1/√2` at the unit point) has
+    /// `|∂f/∂x| ≈ d·2^{−d/2}` against a weight of `√(2d)`, a condition of `2^{d/2}` (infinite
+    /// from d ≈ 2,000) for a root that Newton finds to full accuracy. Both are legitimate row
+    /// scalings; every equation row may be scaled at will without changing the point's
+    /// singularity.
     fn condition(&self, y: &[C64]) -> f64 {
+        self.condition_with(y, true)
+    }
+
+    /// [`Self::condition`] with the Bombieri–Weyl row weights alone.
+    fn condition_bw(&self, y: &[C64]) -> f64 {
+        self.condition_with(y, false)
+    }
+
+    /// [`Self::condition`]; `absolute_rows`: also with rows scaled by their absolute
+    /// derivatives above [`ABS_ROW_COND`].
+    fn condition_with(&self, y: &[C64], absolute_rows: bool) -> f64 {
         let nh = self.layout.nh;
         let mut a = vec![C64::new(0.0, 0.0); nh * nh];
+        let mut abs_row = vec![0.0f64; nh];
         for (k, eq) in self.target.equations.iter().enumerate() {
             let row = &mut a[k * nh..(k + 1) * nh];
+            let mut abs_col = vec![0.0f64; nh];
             for t in eq {
                 for (j, &e) in t.exponents.iter().enumerate() {
                     if e == 0 {
@@ -293,24 +325,45 @@ impl<'a> Refiner<'a> {
                         .map(|(i, (&f, v))| v.powi(if i == j { f - 1 } else { f }))
                         .product();
                     row[j] += t.coeff * e as f64 * d;
+                    abs_col[j] += (t.coeff * e as f64 * d).norm();
                 }
             }
-            let w = self.row_weight[k];
-            row.iter_mut().for_each(|z| *z /= w);
+            abs_row[k] = abs_col.iter().fold(0.0, |m: f64, &v| m.max(v));
         }
         for j in 0..nh {
             a[(nh - 1) * nh + j] = y[j].conj();
         }
-        let m = nalgebra::DMatrix::<C64>::from_fn(nh, nh, |i, j| a[i * nh + j]);
-        let sv = m.singular_values();
-        let (mx, mn) = sv
-            .iter()
-            .fold((0.0f64, f64::INFINITY), |(a, b), &s| (a.max(s), b.min(s)));
-        if mn == 0.0 || !mn.is_finite() {
-            f64::INFINITY
-        } else {
-            mx / mn
+        let cond_with = |weight: &dyn Fn(usize) -> f64| {
+            let m = nalgebra::DMatrix::<C64>::from_fn(nh, nh, |i, j| {
+                if i + 1 < nh {
+                    a[i * nh + j] / weight(i)
+                } else {
+                    a[i * nh + j]
+                }
+            });
+            let sv = m.singular_values();
+            let (mx, mn) = sv
+                .iter()
+                .fold((0.0f64, f64::INFINITY), |(a, b), &s| (a.max(s), b.min(s)));
+            if mn == 0.0 || !mn.is_finite() || !mx.is_finite() {
+                f64::INFINITY
+            } else {
+                mx / mn
+            }
+        };
+        let bw = cond_with(&|k| self.row_weight[k]);
+        if bw <= ABS_ROW_COND || !absolute_rows {
+            return bw;
         }
+        let abs = cond_with(&|k| {
+            let w = abs_row[k];
+            if w > 0.0 && w.is_finite() {
+                w
+            } else {
+                self.row_weight[k]
+            }
+        });
+        bw.min(abs)
     }
 
     /// Newton in double-double from `y` ([`dd_newton`]). When it converged quadratically to a
@@ -342,8 +395,11 @@ impl<'a> Refiner<'a> {
         // Within a factor, or within what the start's y_n is known to: the rounding level
         // κ·ε of the double solve that gave it, at most INFINITY_TOL (x − 1e10·y, y² − 1:
         // tracked |y_n| = 1.6e-9 at κ = 1e10 for a root with 1e-10).
-        let known =
-            (crate::track::path::NOISE_FACTOR * ep.condition * f64::EPSILON).min(INFINITY_TOL);
+        // The start's rounding level needs its projective (Bombieri–Weyl) condition: the
+        // absolute-derivative rows of [`Self::condition`] see `x − 1e10·y, y² − 1`'s roots
+        // (|y_n| = 1e-10) as well conditioned, while y_n itself is known to 1e-16 only.
+        let cond = ep.condition.max(self.condition_bw(y));
+        let known = (crate::track::path::NOISE_FACTOR * cond * f64::EPSILON).min(INFINITY_TOL);
         let near = b >= DD_INFINITY_TOL
             && ((b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= known);
         // The end of a tracking in double-double may already be its root to the rounding
@@ -393,7 +449,17 @@ impl<'a> Refiner<'a> {
         match end.code {
             TrackCode::Reached => {
                 let tracked = y.clone();
-                let nw = self.newton(&mut y, 8);
+                let mut nw = self.newton(&mut y, 8);
+                if wandered(&tracked, &y) {
+                    // Not a refinement of this path's end (see NEWTON_CONVERGED): the
+                    // tracked point is decided on.
+                    y = tracked.clone();
+                    nw = Newton {
+                        eta: f64::INFINITY,
+                        ratio: f64::INFINITY,
+                        cond: self.condition(&y),
+                    };
+                }
                 let cond = nw.cond;
                 ep.condition = cond;
                 let rel = y[nh - 1].norm();
@@ -434,6 +500,7 @@ impl<'a> Refiner<'a> {
                     ep.status = if nw.nonsingular(residual)
                         && (well_conditioned || self.dd.is_none())
                     {
+                        ep.error = refinement_error(&y, nw.eta, nw.ratio, false);
                         Status::Nonsingular
                     } else if v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
                         // Reached t = 1 only because Newton stagnated at the rounding level
@@ -441,19 +508,19 @@ impl<'a> Refiner<'a> {
                         ep.reason = Some(format!("diverging (valuation {:.3})", v.unwrap_or(0.0)));
                         Status::AtInfinity
                     } else if residual < RESIDUAL_TOL.sqrt() {
+                        ep.error = refinement_error(&y, nw.eta, nw.ratio, true);
                         Status::Singular
                     } else {
-                        // Newton did not reach the target system here: a diverging path
-                        // whose homogenizing coordinate is small but not yet below
-                        // INFINITY_TOL (seen on eco-8 with the CUDA backend).
+                        // Newton did not reach the target system here, and no valuation
+                        // says the path diverges: it failed (recovery tracks it again). A
+                        // small |y_n| alone is no proof (the sparse chain
+                        // `x_k·x_{k+1}^9 − 1, x_{n−1}^10 − 1`, whose ten roots lie on the
+                        // unit circle, had every path end so, |y_n| = 4e-7, and all were
+                        // reported at infinity).
                         ep.reason = Some(format!(
                             "no convergence at t = 1 (residual {residual:.1e}, |y_n| = {rel:.1e})"
                         ));
-                        if rel < 1e-3 {
-                            Status::AtInfinity
-                        } else {
-                            Status::Failed
-                        }
+                        Status::Failed
                     };
                 }
             }
@@ -523,6 +590,16 @@ impl<'a> Refiner<'a> {
                                 ep.coordinates = Some(x);
                                 ep.residual = residual;
                                 ep.condition = self.condition(&y);
+                                // How far off this point is: Newton from it converges
+                                // linearly towards a multiple root (rate 1 − 1/m), and
+                                // stalls within the radius where double precision
+                                // cannot tell the root (ε^{1/m} of it: (x − 1)^16 gives
+                                // points 0.2–0.6 from 1).
+                                let mut z = y.clone();
+                                let nz = self.newton(&mut z, 8);
+                                if !wandered(&y, &z) {
+                                    ep.error = refinement_error(&z, nz.eta, nz.ratio, true);
+                                }
                                 Status::Singular
                             } else {
                                 Status::Failed
@@ -561,6 +638,7 @@ impl<'a> Refiner<'a> {
                         ep.condition = cond;
                         ep.coordinates = Some(x);
                         ep.residual = residual;
+                        ep.error = refinement_error(&y, nw.eta, nw.ratio, false);
                         ep.status = Status::Nonsingular;
                     } else {
                         y = estimate;
@@ -639,6 +717,10 @@ impl<'a> Refiner<'a> {
                 ep.reason = Some(reason);
             }
         }
+        if ep.status == Status::Singular && ep.error.is_nan() {
+            // A Cauchy estimate is known to the difference of its last two rounds.
+            ep.error = ep.accuracy.unwrap_or(f64::NAN);
+        }
         if !ep.status.is_finite() {
             ep.coordinates = None;
             ep.residual = f64::NAN;
@@ -675,6 +757,20 @@ struct Newton {
     cond: f64,
 }
 
+/// Above this Bombieri–Weyl condition number [`Refiner::condition`] also tries rows scaled
+/// by their absolute derivatives (below it the first decides alone: every threshold that
+/// reads κ lies above it, and one SVD per endpoint is cheaper than two).
+pub const ABS_ROW_COND: f64 = 1e6;
+
+/// Newton in double has converged to a nonsingular root when its last correction is at most
+/// this (`‖y‖ = 1`): from a tracker endpoint within the corrector's 1e-9, two corrections
+/// reach the rounding level at κ ≤ 1e6. A point where Newton stopped above it (out of
+/// iterations, or no longer contracting) is not refined: katsura-5's m-hom start had paths
+/// that reached t = 1 at infinity (`|y_n|` = 2e-17) from which Newton wandered, eight
+/// corrections later still 9e-5, to within 3e-8 of another path's root (residual 8e-9):
+/// counted as two distinct nonsingular solutions.
+pub const NEWTON_CONVERGED: f64 = 1e-10;
+
 /// Above this condition number a point is singular whatever Newton does (`1/(5ε)`: the
 /// Jacobian is numerically rank deficient in double).
 pub const NEWTON_COND_MAX: f64 = 1e15;
@@ -687,6 +783,7 @@ impl Newton {
     /// have condition numbers up to 2e14 and converge so.
     fn nonsingular(&self, residual: f64) -> bool {
         residual < RESIDUAL_TOL
+            && self.eta <= NEWTON_CONVERGED
             && (self.cond < SINGULAR_COND
                 || (self.cond < NEWTON_COND_MAX
                     && self.eta <= 1e-14
@@ -720,6 +817,47 @@ fn bombieri_weight(eq: &[crate::homotopy::HomTerm]) -> f64 {
     }
 }
 
+/// `|y_n| / ‖y‖`.
+fn homogenizing_modulus(y: &[C64]) -> f64 {
+    y[y.len() - 1].norm() / y.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
+}
+
+/// Newton from `from` (a tracker's endpoint) ended at `to`, an unrelated point: `|y_n|`
+/// changed by more than [`DD_YN_FACTOR`] either way and by more than [`INFINITY_TOL`] (a
+/// change the at-infinity test cannot see: the path to the norm-1e10 root of
+/// `x − 1e10·y, y² − 1` ends at |y_n| = 1.6e-9 for 1e-10). As for Newton in double-double
+/// ([`Refiner::finish_dd`]): Newton wandering from a point near infinity to a finite
+/// solution changes `|y_n|` by orders of magnitude.
+fn wandered(from: &[C64], to: &[C64]) -> bool {
+    let (a, b) = (homogenizing_modulus(from), homogenizing_modulus(to));
+    let near = (b <= DD_YN_FACTOR * a && a <= DD_YN_FACTOR * b) || (a - b).abs() <= INFINITY_TOL;
+    !near
+}
+
+/// Error estimate of an endpoint `y` refined by Newton whose last correction was `eta`
+/// (`‖y‖ = 1`) after one `1/ratio` times larger, relative to `1 + ‖x‖∞` (`δx ≈ δy/y_n`):
+/// `eta` itself for a nonsingular endpoint (quadratic convergence leaves much less), and
+/// `eta/(1 − θ)` at a singular one, where Newton converges linearly at the rate `θ`
+/// (`1 − 1/m` at multiplicity m; 0.9 assumed when no rate was seen), at most
+/// [`SINGULAR_ERROR_MAX`]. NaN when `y_n = 0` or `eta` is unknown.
+pub fn refinement_error(y: &[C64], eta: f64, ratio: f64, singular: bool) -> f64 {
+    let yn = homogenizing_modulus(y);
+    if !(yn > 0.0) || !eta.is_finite() {
+        return f64::NAN;
+    }
+    let e = eta / yn;
+    if singular {
+        let theta = if ratio < 1.0 { ratio.min(0.97) } else { 0.9 };
+        (e / (1.0 - theta)).min(SINGULAR_ERROR_MAX)
+    } else {
+        e
+    }
+}
+
+/// Largest error estimate of a singular endpoint ([`refinement_error`]): beyond it two
+/// endpoints are not the same solution whatever Newton says.
+pub const SINGULAR_ERROR_MAX: f64 = 0.5;
+
 /// Rank tolerance at an endpoint that is not nonsingular: 100 times the accuracy of the
 /// Cauchy estimate (1e-8 when unknown), at least [`RANK_TOL_FLOOR`].
 fn singular_rank_tol(accuracy: Option<f64>) -> f64 {
@@ -727,7 +865,8 @@ fn singular_rank_tol(accuracy: Option<f64>) -> f64 {
 }
 
 /// Numerical rank of `∂F/∂x` at `x`: singular values of the Jacobian with row k divided by
-/// `1 + Σ|c·x^a|` (equation k's size at `x`) that exceed `tol`.
+/// `max|c| + Σ|c·x^a|` (equation k's size at `x`, [`crate::system::Polynomial::size_at`]:
+/// the same for any scaling of the equation) that exceed `tol`.
 pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
     let n = x.len();
     let m = system.equations.len();
@@ -735,7 +874,7 @@ pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
     let mut j = j;
     for (k, f) in system.equations.iter().enumerate() {
         let g = f.gradient(x);
-        let w = 1.0 + f.abs_scale(x);
+        let w = f.size_at(x);
         for (c, v) in g.iter().enumerate() {
             j[(k, c)] = v / w;
         }

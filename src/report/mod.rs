@@ -23,6 +23,13 @@ pub const DEDUP_TOL_SINGULAR: f64 = 1e-4;
 /// at a double root that Newton reached to `√ε` have κ ≈ 1/√ε and cluster).
 pub const DEDUP_COND_FACTOR: f64 = 10.0;
 pub const DEDUP_TOL_MAX: f64 = 1e-5;
+/// An endpoint's clustering tolerance is at least this multiple of the error its refinement
+/// left ([`Endpoint::error`]): two paths at one root, each refined to within `δ`, end
+/// `2δ` apart at most. For nonsingular endpoints (κ ≤ 1e6 unless refined in
+/// double-double, whose roots lie ≳ 1/κ apart) the floor [`DEDUP_TOL`] rarely yields; a
+/// singular endpoint known to 0.2 (a root of multiplicity 16 seen in double precision) is
+/// one solution with every endpoint within that.
+pub const DEDUP_ERROR_FACTOR: f64 = 2.0;
 /// Relative imaginary part below which a solution is real.
 pub const REAL_TOL: f64 = 1e-8;
 /// Several paths ending at one "nonsingular" solution after recovery make it singular (of
@@ -109,7 +116,8 @@ pub struct RecoveryRound {
 #[derive(Clone, Debug)]
 pub struct Solution {
     pub status: Status,
-    /// The endpoint of the cluster with the smallest residual.
+    /// The endpoint of the cluster with the smallest residual (singular: with the smallest
+    /// error estimate, then residual).
     pub coordinates: Vec<C64>,
     /// Paths ending here.
     pub paths: Vec<u64>,
@@ -265,33 +273,51 @@ struct Record {
     rank: Option<usize>,
     /// Refined by Newton in double-double: accurate to full double precision.
     refined_dd: bool,
+    /// [`Endpoint::error`].
+    error: f64,
     /// At infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]).
     estimated_at_infinity: bool,
     /// Why the path failed ([`crate::track::reason_kind`] of its reason); failed paths only.
     failed_reason: Option<String>,
 }
 
-/// Clustering tolerance of an endpoint (double-double refined or not, its condition number)
-/// among endpoints of `status` (base `tol`).
+/// Clustering tolerance of an endpoint (double-double refined or not, its condition number,
+/// the error its refinement left: [`Endpoint::error`], NaN when unknown) among endpoints of
+/// `status` (base `tol`): at least [`DEDUP_ERROR_FACTOR`] times that error, at most
+/// [`DEDUP_TOL_MAX`] for a nonsingular endpoint and [`crate::post::SINGULAR_ERROR_MAX`]
+/// for a singular one.
 pub(crate) fn clustering_tolerance(
     refined_dd: bool,
     condition: f64,
+    error: f64,
     tol: f64,
     status: Status,
 ) -> f64 {
+    let known = |e: f64| {
+        if e.is_finite() {
+            DEDUP_ERROR_FACTOR * e
+        } else {
+            0.0
+        }
+    };
     if status == Status::Nonsingular && refined_dd {
         tol // accurate whatever its condition number
-    } else if status == Status::Nonsingular && condition.is_finite() {
-        (DEDUP_COND_FACTOR * condition * f64::EPSILON).clamp(tol, DEDUP_TOL_MAX)
+    } else if status == Status::Nonsingular {
+        let by_cond = if condition.is_finite() {
+            DEDUP_COND_FACTOR * condition * f64::EPSILON
+        } else {
+            0.0
+        };
+        by_cond.max(known(error)).clamp(tol, DEDUP_TOL_MAX)
     } else {
-        tol
+        known(error).clamp(tol, crate::post::SINGULAR_ERROR_MAX.max(tol))
     }
 }
 
 impl Record {
     /// Clustering tolerance of this record among records of `status` (base `tol`).
     fn tolerance(&self, tol: f64, status: Status) -> f64 {
-        clustering_tolerance(self.refined_dd, self.condition, tol, status)
+        clustering_tolerance(self.refined_dd, self.condition, self.error, tol, status)
     }
 }
 
@@ -335,6 +361,7 @@ impl Tally {
             condition: e.condition,
             rank: e.rank,
             refined_dd: e.refined_dd,
+            error: e.error,
             estimated_at_infinity: e.at_infinity_by_estimate(),
             failed_reason: (e.status == Status::Failed).then(|| {
                 crate::track::reason_kind(e.reason.as_deref().unwrap_or("no reason given"))
@@ -387,6 +414,7 @@ impl Tally {
             rank: r.rank,
             attempt: 0,
             refined_dd: r.refined_dd,
+            error: r.error,
         })
     }
 
@@ -402,8 +430,13 @@ impl Tally {
                     return false;
                 }
                 let x = e.coordinates.as_ref().expect("nonsingular endpoint");
-                let mine =
-                    clustering_tolerance(e.refined_dd, e.condition, DEDUP_TOL, Status::Nonsingular);
+                let mine = clustering_tolerance(
+                    e.refined_dd,
+                    e.condition,
+                    e.error,
+                    DEDUP_TOL,
+                    Status::Nonsingular,
+                );
                 !self.records.iter().any(|r| {
                     r.path != e.path
                         && r.status.is_finite()
@@ -505,7 +538,7 @@ impl Tally {
         let tols: Vec<f64> = recs.iter().map(|r| r.tolerance(tol, status)).collect();
         let labels = dedup::cluster_with(&pts, &tols);
         let mut at = std::collections::HashMap::<usize, usize>::new();
-        let mut out: Vec<(Solution, f64)> = Vec::new();
+        let mut out: Vec<(Solution, (f64, f64))> = Vec::new();
         for (i, (&l, r)) in labels.iter().zip(recs).enumerate() {
             let k = *at.entry(l).or_insert_with(|| {
                 out.push((
@@ -520,7 +553,7 @@ impl Tally {
                         real: false,
                         refined_dd: true,
                     },
-                    f64::INFINITY,
+                    (f64::INFINITY, f64::INFINITY),
                 ));
                 out.len() - 1
             });
@@ -533,8 +566,19 @@ impl Tally {
             } else {
                 r.residual
             };
-            if res < *best || sol.coordinates.is_empty() {
-                *best = res;
+            // A singular cluster is represented by its most accurate endpoint (a Cauchy
+            // estimate, not a point where a path stalled inside the disc that double
+            // precision cannot resolve around a root of high multiplicity, whose residual
+            // is as small).
+            let err = if status == Status::Singular && r.error.is_finite() {
+                r.error
+            } else if status == Status::Singular {
+                f64::MAX
+            } else {
+                0.0
+            };
+            if (err, res) < *best || sol.coordinates.is_empty() {
+                *best = (err, res);
                 sol.coordinates = pts[i].to_vec();
                 sol.residual = r.residual;
                 sol.condition = r.condition;

@@ -227,7 +227,9 @@ impl Watch {
             Status::Failed => found.push(e.path),
             Status::Nonsingular => {
                 if let Some(x) = &e.coordinates {
-                    found = self.near.insert(e.path, x, e.condition, e.refined_dd);
+                    found = self
+                        .near
+                        .insert(e.path, x, e.condition, e.error, e.refined_dd);
                     if !found.is_empty() {
                         found.push(e.path);
                     }
@@ -297,10 +299,18 @@ impl NearIndex {
     /// is the same solution and would stay a nonsingular one shared by two paths (the
     /// tally's rule: a cluster of several paths is singular unless all were refined in
     /// double-double or it is well-conditioned, `Tally::solutions`).
-    fn insert(&mut self, path: u64, x: &[C64], condition: f64, refined_dd: bool) -> Vec<u64> {
+    fn insert(
+        &mut self,
+        path: u64,
+        x: &[C64],
+        condition: f64,
+        error: f64,
+        refined_dd: bool,
+    ) -> Vec<u64> {
         let proj = self.proj.get_or_insert_with(|| Projection::new(x.len()));
         let key = proj.key(x);
-        let tol = clustering_tolerance(refined_dd, condition, DEDUP_TOL, Status::Nonsingular);
+        let tol =
+            clustering_tolerance(refined_dd, condition, error, DEDUP_TOL, Status::Nonsingular);
         let scale = 1.0 + sup_norm(x);
         let reach = proj.reach(DEDUP_TOL_MAX) * scale;
         let range = Key(key - reach, 0)..=Key(key + reach, u64::MAX);

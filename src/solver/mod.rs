@@ -364,6 +364,10 @@ pub fn solve(
     obs: &mut dyn Observer,
 ) -> Result<Summary> {
     let clock = std::time::Instant::now();
+    // Every equation of moderate size (the roots, and so the reported solutions, are the
+    // user's): the homotopies, residuals and thresholds below assume it.
+    let (equilibrated, _) = system.equilibrated();
+    let system = &equilibrated;
     let mut rng = rng_for(opts.seed);
     let mut root_counts = Map::new();
     let td_count = system.total_degree();

@@ -104,6 +104,21 @@ impl Polynomial {
         g
     }
 
+    /// Largest coefficient modulus `max_a |c_a|` (0 for the zero polynomial).
+    pub fn max_coeff(&self) -> f64 {
+        self.terms
+            .iter()
+            .map(|t| t.coeff.norm())
+            .fold(0.0, f64::max)
+    }
+
+    /// The equation's size at `x`: `max_a |c_a| + Σ_a |c_a·x^a|`. A residual relative to
+    /// it is the same for `f` and `λ·f` (any `λ ≠ 0`), and the first term keeps it away
+    /// from 0 where every term vanishes (`x1 + x2` at the origin).
+    pub fn size_at(&self, x: &[Complex64]) -> f64 {
+        self.max_coeff() + self.abs_scale(x)
+    }
+
     /// Sum of `|c · x^a|` over the terms: the scale against which a residual is relative.
     pub fn abs_scale(&self, x: &[Complex64]) -> f64 {
         self.terms
@@ -118,6 +133,11 @@ impl Polynomial {
             .sum()
     }
 }
+
+/// Equations with a coefficient modulus within `2^±EQUATION_SCALE_BAND` are tracked as given
+/// ([`System::equilibrated`]): every shipped benchmark system has one in each equation, so
+/// their paths do not change.
+pub const EQUATION_SCALE_BAND: f64 = 4.0;
 
 /// A square polynomial system with named variables.
 #[derive(Clone, Debug, PartialEq)]
@@ -150,12 +170,81 @@ impl System {
         self.equations.iter().map(|f| f.eval(x)).collect()
     }
 
-    /// Largest relative residual `max_k |f_k(x)| / (1 + Σ |c x^a|)`.
+    /// Largest relative residual `max_k |f_k(x)| / (max_a |c_a| + Σ_a |c_a x^a|)`
+    /// ([`Polynomial::size_at`]): the same for the system with any equation multiplied by
+    /// a nonzero constant.
     pub fn relative_residual(&self, x: &[Complex64]) -> f64 {
         self.equations
             .iter()
-            .map(|f| f.eval(x).norm() / (1.0 + f.abs_scale(x)))
+            .map(|f| {
+                let v = f.eval(x).norm();
+                if v == 0.0 {
+                    0.0
+                } else {
+                    v / f.size_at(x)
+                }
+            })
             .fold(0.0, f64::max)
+    }
+
+    /// The system the solver tracks: an equation whose coefficient moduli all lie below
+    /// `2^-EQUATION_SCALE_BAND` is divided by the power of two nearest its largest
+    /// coefficient modulus, one whose coefficient moduli all lie above
+    /// `2^EQUATION_SCALE_BAND` by the power of two nearest its smallest; the others are
+    /// left as they are. Dividing by a power of two is exact and does not move the roots,
+    /// so the solutions of the result are those of `self`; but no equation of the result
+    /// has only tiny or only huge coefficients, whatever constant the user multiplied it
+    /// by, as the homotopies assume: the polyhedral homotopy's `(f − r)·t^{ω+1}` columns
+    /// with random `|r| = 1` lose a target coefficient `f` of 1e-20 to rounding, and
+    /// `γ(1−t)G + tF` with `F` of size 1e-20 reaches `F` only for `1 − t < 1e-20`.
+    /// (PHCpack and Bertini scale equations too.) An equation whose coefficients straddle
+    /// the band keeps its own balance: dividing `x − 1e10·y` by the geometric mean 1e5 of
+    /// its coefficients lost both roots of `x − 1e10·y, y² − 1` for polyhedral seed 2.
+    /// Returns the exponents `e_k` (equation k divided by `2^{e_k}`) with it.
+    pub fn equilibrated(&self) -> (System, Vec<i32>) {
+        let exps: Vec<i32> = self
+            .equations
+            .iter()
+            .map(|f| {
+                let (lo, hi) = f
+                    .terms
+                    .iter()
+                    .map(|t| t.coeff.norm())
+                    .filter(|&c| c > 0.0 && c.is_finite())
+                    .fold((f64::INFINITY, 0.0f64), |(lo, hi), c| {
+                        (lo.min(c), hi.max(c))
+                    });
+                let band = EQUATION_SCALE_BAND.exp2();
+                if hi > 0.0 && hi < 1.0 / band {
+                    hi.log2().round() as i32
+                } else if lo.is_finite() && lo > band {
+                    lo.log2().round() as i32
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let equations = self
+            .equations
+            .iter()
+            .zip(&exps)
+            .map(|(f, &e)| Polynomial {
+                terms: f
+                    .terms
+                    .iter()
+                    .map(|t| Term {
+                        // In two factors: 2^{-e} alone may overflow where |c| is subnormal.
+                        coeff: t.coeff * 2f64.powi(-e / 2) * 2f64.powi(-e + e / 2),
+                        exponents: t.exponents.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let sys = System {
+            equations,
+            ..self.clone()
+        };
+        (sys, exps)
     }
 
     /// Loads a system from a file (YAML or PHCpack format; see [`parse`]).

@@ -1,0 +1,150 @@
+//! Scaling an equation by a nonzero constant does not move the roots, so it must not change
+//! the solutions: every equation of the benchmark families multiplied by a random factor in
+//! 10^[−30, 30] gives the same counts and the same points as the system as shipped, for
+//! several seeds, and every reported nonsingular point is a solution of the scaled system
+//! by a residual that is the same for any scaling.
+
+use num_complex::Complex64 as C64;
+use pathtrack::post::Status;
+use pathtrack::report::Summary;
+use pathtrack::solver::{solve_cpu, StartKind};
+use pathtrack::system::families::generate;
+use pathtrack::system::{Polynomial, System, Term};
+use rand::{Rng, SeedableRng};
+
+/// `sys` with equation k multiplied by `10^u_k`, `u_k` uniform in [−30, 30] (seeded).
+fn scaled(sys: &System, seed: u64) -> System {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let equations = sys
+        .equations
+        .iter()
+        .map(|f| {
+            let c = 10f64.powf(rng.random_range(-30.0..30.0));
+            Polynomial {
+                terms: f
+                    .terms
+                    .iter()
+                    .map(|t| Term {
+                        coeff: t.coeff * c,
+                        exponents: t.exponents.clone(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    System {
+        equations,
+        ..sys.clone()
+    }
+}
+
+fn counts(s: &Summary) -> (u64, u64, u64, u64) {
+    (s.nonsingular, s.singular, s.at_infinity, s.failed)
+}
+
+/// Each point of `a` lies within `tol` (relative to `1 + ‖x‖∞`) of a point of `b`.
+fn contained(a: &[Vec<C64>], b: &[Vec<C64>], tol: f64) -> bool {
+    a.iter().all(|x| {
+        let scale = 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+        b.iter()
+            .any(|y| x.iter().zip(y).all(|(u, v)| (u - v).norm() <= tol * scale))
+    })
+}
+
+fn check(family: &str, n: usize, seeds: &[u64]) {
+    let sys = generate(family, n).unwrap();
+    for &seed in seeds {
+        let (s0, _) = solve_cpu(&sys, StartKind::Polyhedral, seed).unwrap();
+        let big = scaled(&sys, 1000 * n as u64 + seed);
+        let (s1, eps) = solve_cpu(&big, StartKind::Polyhedral, seed).unwrap();
+        let what = format!("{family}-{n} seed {seed}");
+        assert_eq!(
+            counts(&s1),
+            counts(&s0),
+            "{what}: scaled {s1:?}\nshipped {s0:?}"
+        );
+        assert_eq!(s1.failed, 0, "{what}");
+        for e in eps.iter().filter(|e| e.status == Status::Nonsingular) {
+            let x = e.coordinates.as_ref().unwrap();
+            let r = big.relative_residual(x);
+            assert!(r < 1e-10, "{what}: path {} residual {r:.1e}", e.path);
+            // The same up to the rounding of the evaluation.
+            let r0 = sys.relative_residual(x);
+            assert!(
+                (r - r0).abs() <= 1e-3 * r.max(r0) + 1e-15,
+                "{what}: the relative residual depends on the scaling: {r:.2e} against {r0:.2e}"
+            );
+        }
+        let pts = |s: &Summary| -> Vec<Vec<C64>> {
+            s.solutions.iter().map(|x| x.coordinates.clone()).collect()
+        };
+        let (p0, p1) = (pts(&s0), pts(&s1));
+        assert_eq!(p0.len(), p1.len(), "{what}");
+        assert!(
+            contained(&p1, &p0, 1e-8),
+            "{what}: a scaled solution is new"
+        );
+        assert!(contained(&p0, &p1, 1e-8), "{what}: a solution is lost");
+    }
+}
+
+#[test]
+fn scaled_katsura_has_the_same_solutions() {
+    for n in 4..=7 {
+        check("katsura", n, &[1, 2]);
+    }
+}
+
+#[test]
+fn scaled_cyclic_has_the_same_solutions() {
+    for n in 4..=6 {
+        check("cyclic", n, &[1, 2]);
+    }
+}
+
+#[test]
+fn scaled_noon_has_the_same_solutions() {
+    for n in 3..=5 {
+        check("noon", n, &[1, 2]);
+    }
+}
+
+#[test]
+fn scaled_eco_has_the_same_solutions() {
+    for n in 5..=8 {
+        check("eco", n, &[1, 2]);
+    }
+}
+
+/// The size-8 members, one seed each (katsura-8: 256 solutions, noon-6: 717 paths).
+#[test]
+fn scaled_size_eight_systems_have_the_same_solutions() {
+    check("katsura", 8, &[3]);
+    check("cyclic", 7, &[3]);
+}
+
+/// The residual is invariant, and equilibration divides by powers of two only (exact), so
+/// the system tracked has the user's roots, and moderate coefficients.
+#[test]
+fn equilibration_is_exact_and_bounded() {
+    let sys = generate("katsura", 5).unwrap();
+    let big = scaled(&sys, 3);
+    let (eq, exps) = big.equilibrated();
+    let x: Vec<C64> = (0..sys.n())
+        .map(|j| C64::new(0.3 * j as f64, -0.2))
+        .collect();
+    for (k, (f, g)) in big.equations.iter().zip(&eq.equations).enumerate() {
+        // Some coefficient of moderate size.
+        let band = pathtrack::system::EQUATION_SCALE_BAND + 0.5;
+        let moderate = g.terms.iter().any(|t| t.coeff.norm().log2().abs() <= band);
+        assert!(moderate, "equation {k}: {g:?}");
+        let ratio = f.eval(&x) / g.eval(&x);
+        assert!((ratio.norm() - 2f64.powi(exps[k])).abs() <= 1e-12 * ratio.norm());
+    }
+    let (r0, r1) = (sys.relative_residual(&x), big.relative_residual(&x));
+    assert!((r0 - r1).abs() <= 1e-12 * r0, "{r0} against {r1}");
+    // A system of moderate coefficients is tracked as given.
+    let (same, exps) = sys.equilibrated();
+    assert_eq!(same, sys);
+    assert!(exps.iter().all(|&e| e == 0));
+}
