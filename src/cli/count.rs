@@ -38,17 +38,23 @@ pub fn root_counts(
         "total_degree".into(),
         system
             .total_degree()
-            .map(|d| json!(d))
+            .map(crate::report::count_value)
             .unwrap_or(Value::Null),
     );
     let s = Supports::from_system(system)?;
     let torus = polyhedral::mixed_volume_of(&s, seed, threads)?;
-    m.insert("mixed_volume".into(), json!(torus.mixed_volume));
+    m.insert(
+        "mixed_volume".into(),
+        crate::report::count_value(torus.mixed_volume),
+    );
     if system.equations.iter().any(|f| f.is_laurent()) {
         m.insert("stable_mixed_volume".into(), Value::Null);
     } else {
         let stable = polyhedral::stable_mixed_volume_of(&s, seed, threads)?;
-        m.insert("stable_mixed_volume".into(), json!(stable.stable_volume));
+        m.insert(
+            "stable_mixed_volume".into(),
+            crate::report::count_value(stable.stable_volume),
+        );
     }
     m.insert("mixed_cells".into(), json!(torus.cells));
     if !system.equations.iter().any(|f| f.is_laurent()) {
@@ -60,10 +66,7 @@ pub fn root_counts(
             }
             None => mhom::best_partition(system)?,
         };
-        m.insert(
-            "mhom_bezout".into(),
-            json!(count.to_string().parse::<u128>().ok()),
-        );
+        m.insert("mhom_bezout".into(), crate::report::count_value(count));
         m.insert("partition".into(), json!(part.display(&system.variables)));
     }
     m.insert("seconds".into(), json!(clock.elapsed().as_secs_f64()));
@@ -71,8 +74,9 @@ pub fn root_counts(
 }
 
 pub fn run(a: &CountArgs) -> Result<i32> {
+    let threads = super::resources::threads(a.threads);
     let system = crate::system::load(&a.file)?;
-    let m = root_counts(&system, a.seed, a.threads, a.partition.as_deref())?;
+    let m = root_counts(&system, a.seed, threads, a.partition.as_deref())?;
     if a.json {
         println!(
             "{}",

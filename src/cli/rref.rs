@@ -92,6 +92,7 @@ fn finish<E: Copy>(
 }
 
 pub fn run(a: &RrefArgs) -> Result<i32> {
+    super::outputs::check(Some(&a.file), &[("-o", a.output.as_deref())])?;
     if a.backend == RrefBackend::Cuda {
         return run_cuda(a);
     }

@@ -3,6 +3,7 @@
 //! the CLI alike.
 
 mod early;
+pub mod limits;
 
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
@@ -295,6 +296,8 @@ pub struct SolveOptions {
     pub partition: Option<crate::start::mhom::Partition>,
     /// Track only these paths (sorted indices); `None`: all.
     pub only: Option<Vec<u64>>,
+    /// Bounds on the size of the run, checked before tracking ([`limits`]).
+    pub limits: limits::Limits,
     /// Start recovery's first round during the first pass where it can ([`early`]); the
     /// output is the same either way. Default: on, unless the environment sets
     /// `PATHTRACK_EARLY_RECOVERY=0`.
@@ -312,6 +315,7 @@ impl Default for SolveOptions {
             threads: 0,
             partition: None,
             only: None,
+            limits: Default::default(),
             early_recovery: early::enabled(),
         }
     }
@@ -351,29 +355,33 @@ pub fn solve(
     root_counts.insert(
         "total_degree".into(),
         td_count
-            .map(|d| json!(d))
+            .map(crate::report::count_value)
             .unwrap_or(serde_json::Value::Null),
     );
     let (start, paths) = match opts.start {
         StartKind::TotalDegree => {
             let td = TotalDegree::new(system, &mut rng)?;
             let count = td.path_count();
-            if count > u64::MAX as u128 {
-                return Err(Error::Usage(format!(
-                    "{count} paths are more than this build can track"
-                )));
-            }
             (Start::Td(td), count)
         }
         StartKind::Polyhedral => {
             let poly = Arc::new(Polyhedral::new(system, opts.torus, &mut rng, opts.threads)?);
             if opts.torus {
-                root_counts.insert("mixed_volume".into(), json!(poly.paths));
+                root_counts.insert(
+                    "mixed_volume".into(),
+                    crate::report::count_value(poly.paths),
+                );
             } else {
                 let supports = polyhedral::Supports::from_system(system)?;
                 let mv = polyhedral::mixed_volume_of(&supports, opts.seed, opts.threads)?;
-                root_counts.insert("mixed_volume".into(), json!(mv.mixed_volume));
-                root_counts.insert("stable_mixed_volume".into(), json!(poly.paths));
+                root_counts.insert(
+                    "mixed_volume".into(),
+                    crate::report::count_value(mv.mixed_volume),
+                );
+                root_counts.insert(
+                    "stable_mixed_volume".into(),
+                    crate::report::count_value(poly.paths),
+                );
             }
             root_counts.insert("mixed_cells".into(), json!(poly.cells));
             let paths = poly.paths;
@@ -382,7 +390,7 @@ pub fn solve(
         StartKind::Mhom => {
             let m = MhomStart::new(system, opts.partition.as_ref(), &mut rng)?;
             let count = m.start.count();
-            root_counts.insert("mhom_bezout".into(), json!(count));
+            root_counts.insert("mhom_bezout".into(), crate::report::count_value(count));
             root_counts.insert(
                 "partition".into(),
                 json!(m.start.partition().display(&system.variables)),
@@ -390,7 +398,16 @@ pub fn solve(
             (Start::Mhom(m), count)
         }
     };
-    obs.total(paths);
+    limits::check(system, paths, opts.only.as_deref(), &opts.limits)?;
+    // Paths tracked in the first pass: all, or those `only` names.
+    let tracked = opts.only.as_ref().map_or(paths, |p| p.len() as u128);
+    let mut opts = std::borrow::Cow::Borrowed(opts);
+    let batch_cap = limits::batch_cap(tracked);
+    if opts.tracker.batch > batch_cap {
+        opts.to_mut().tracker.batch = batch_cap;
+    }
+    let opts = opts.as_ref();
+    obs.total(tracked);
     // Seconds since the previous lap (the first: since the start of the solve).
     let mut lapped = 0.0;
     let mut lap = || {
@@ -552,7 +569,7 @@ pub fn solve(
     Ok(Summary {
         system: system.name.clone(),
         variables: system.n(),
-        paths: paths as u64,
+        paths: tracked as u64,
         finite: c.nonsingular + c.singular,
         nonsingular: c.nonsingular,
         singular: c.singular,
