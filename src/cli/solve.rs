@@ -106,7 +106,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             ("--solutions", a.solutions.as_deref()),
         ],
     )?;
-    if !(a.max_work >= 0.0) {
+    if a.max_work.is_nan() || a.max_work < 0.0 {
         return Err(Error::Usage(format!(
             "--max-work must be a non-negative number, not {}",
             a.max_work
