@@ -546,7 +546,7 @@ fn paths_stalled_near_t_1_reach_their_huge_norm_solutions() {
         ..Default::default()
     };
     let (s, ends) = solve_collect(&sys, &opts, &mut backend).unwrap();
-    assert_eq!(s.paths, 512);
+    assert_eq!(s.paths, 2, "the paths chosen");
     assert_eq!((s.nonsingular, s.at_infinity, s.failed), (2, 0, 0));
     assert_eq!(s.solutions.len(), 2, "two distinct solutions");
     for e in &ends {
@@ -620,7 +620,7 @@ fn sheets_passing_each_other_far_from_t_1_keep_their_solutions() {
         "retracked {} recovered {} duplicate paths {} in {:.1} s",
         s.retracked, s.recovered, s.duplicate_paths, s.seconds
     );
-    assert_eq!(s.paths, 32768);
+    assert_eq!(s.paths, 3, "the paths chosen");
     assert_eq!((s.nonsingular, s.at_infinity, s.failed), (3, 0, 0));
     assert_eq!(s.duplicate_paths, 0);
     assert_eq!(s.solutions.len(), 3, "three distinct solutions");

@@ -706,7 +706,7 @@ fn mtx_reader_layouts_and_errors() {
     let t = "%%MatrixMarket matrix array complex general\n1 2\n1 2\n3.5 -4\n";
     let d = mtx::parse(t, "c.mtx").unwrap();
     assert_eq!(
-        d.to_c64().data,
+        d.to_c64().unwrap().data,
         vec![Complex64::new(1.0, 2.0), Complex64::new(3.5, -4.0)]
     );
     assert!(d.to_zp32(&f).is_err(), "complex with --prime must fail");

@@ -38,7 +38,7 @@ pub fn root_counts(
         "total_degree".into(),
         system
             .total_degree()
-            .map(|d| json!(d))
+            .map(crate::report::count_value)
             .unwrap_or(Value::Null),
     );
     let s = Supports::from_system(system)?;
@@ -55,12 +55,18 @@ pub fn root_counts(
         || (!laurent).then(|| timed(&|| polyhedral::stable_mixed_volume_of(&s, seed, threads))),
     );
     let (torus, torus_seconds) = torus?;
-    m.insert("mixed_volume".into(), json!(torus.mixed_volume));
+    m.insert(
+        "mixed_volume".into(),
+        crate::report::count_value(torus.mixed_volume),
+    );
     let mut seconds = Map::new();
     seconds.insert("mixed_volume".into(), json!(torus_seconds));
     match stable.transpose()? {
         Some((st, t)) => {
-            m.insert("stable_mixed_volume".into(), json!(st.stable_volume));
+            m.insert(
+                "stable_mixed_volume".into(),
+                crate::report::count_value(st.stable_volume),
+            );
             seconds.insert("stable_mixed_volume".into(), json!(t));
         }
         None => {
@@ -77,10 +83,7 @@ pub fn root_counts(
             }
             None => mhom::best_partition(system)?,
         };
-        m.insert(
-            "mhom_bezout".into(),
-            json!(count.to_string().parse::<u128>().ok()),
-        );
+        m.insert("mhom_bezout".into(), crate::report::count_value(count));
         m.insert("partition".into(), json!(part.display(&system.variables)));
     }
     m.insert("seconds_each".into(), Value::Object(seconds));
@@ -89,8 +92,9 @@ pub fn root_counts(
 }
 
 pub fn run(a: &CountArgs) -> Result<i32> {
+    let threads = super::resources::threads(a.threads);
     let system = crate::system::parse::load_named(&a.file)?;
-    let m = root_counts(&system, a.seed, a.threads, a.partition.as_deref())?;
+    let m = root_counts(&system, a.seed, threads, a.partition.as_deref())?;
     if a.json {
         println!(
             "{}",

@@ -16,6 +16,7 @@ pub struct GenerateArgs {
 
 pub fn run(a: &GenerateArgs) -> Result<i32> {
     let sys = crate::system::families::generate(&a.family, a.n).map_err(Error::Usage)?;
+    super::outputs::check(None, &[("-o", a.output.as_deref())])?;
     let text = crate::system::families::to_yaml(&sys);
     match &a.output {
         Some(p) => {

@@ -34,13 +34,16 @@ pub enum Command {
 
 pub mod bench;
 pub mod cells_bench;
-pub mod convert;
 pub mod certify;
+pub mod convert;
 pub mod count;
 pub mod external;
 pub mod generate;
 pub mod m2;
+pub mod outputs;
 pub mod phc;
+pub mod pipe;
+pub mod resources;
 pub mod rref;
 pub mod solve;
 pub mod solve_bench;
@@ -60,9 +63,17 @@ fn with_default_subcommand(mut args: Vec<String>) -> Vec<String> {
     args
 }
 
-/// Parses the process arguments and runs; returns the exit code.
+/// Parses the process arguments and runs; returns the exit code. A reader that closes
+/// stdout early ends the run quietly ([`pipe`]).
 pub fn main_entry() -> i32 {
-    let args = with_default_subcommand(std::env::args().collect());
+    pipe::quiet();
+    pipe::guard(|| run_args(std::env::args().collect()))
+}
+
+/// Parses `args` (the program name first) and runs; returns the exit code. The library
+/// entry of the command line, also for tests.
+pub fn run_args(args: Vec<String>) -> i32 {
+    let args = with_default_subcommand(args);
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -82,6 +93,7 @@ pub fn main_entry() -> i32 {
     };
     match result {
         Ok(code) => code,
+        Err(e) if pipe::is_broken_pipe(&e) => 0,
         Err(e) => {
             eprintln!("pathtrack: error: {e}");
             e.exit_code()

@@ -92,6 +92,7 @@ fn finish<E: Copy>(
 }
 
 pub fn run(a: &RrefArgs) -> Result<i32> {
+    super::outputs::check(Some(&a.file), &[("-o", a.output.as_deref())])?;
     if a.backend == RrefBackend::Cuda {
         return run_cuda(a);
     }
@@ -140,8 +141,10 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
             )
         }
         None if data.field == mtx::MtxField::Complex => {
-            let mut m = data.to_c64();
+            let mut m = data.to_c64()?;
+            scale_into_range(&mut m.data, &mut opt, |z| z.re.abs().max(z.im.abs()));
             let (e, s) = timed(&C64, &mut m, &opt);
+            check_finite(&m.data, |z| z.re.is_finite() && z.im.is_finite())?;
             let c = format!("RREF over complex f64, zero tolerance {:e}", e.tolerance);
             finish(a, &m, &e.pivots, s, "complex", &c, |z| {
                 format!("{} {}", mtx::fmt_f64(z.re), mtx::fmt_f64(z.im))
@@ -149,7 +152,9 @@ pub fn run(a: &RrefArgs) -> Result<i32> {
         }
         None => {
             let mut m = data.to_f64()?;
+            scale_into_range(&mut m.data, &mut opt, |x| x.abs());
             let (e, s) = timed(&F64, &mut m, &opt);
+            check_finite(&m.data, |x| x.is_finite())?;
             let c = format!("RREF over f64, zero tolerance {:e}", e.tolerance);
             finish(a, &m, &e.pivots, s, "real", &c, mtx::fmt_f64)
         }
@@ -218,8 +223,10 @@ fn run_cuda(a: &RrefArgs) -> Result<i32> {
         );
     }
     if data.field == mtx::MtxField::Complex {
-        let mut m = data.to_c64();
+        let mut m = data.to_c64()?;
+        scale_into_range(&mut m.data, &mut opt, |z| z.re.abs().max(z.im.abs()));
         let (e, t) = g.echelonize_gpu(&C64, &mut m, &opt, a.algo)?;
+        check_finite(&m.data, |z| z.re.is_finite() && z.im.is_finite())?;
         let c = format!(
             "RREF over complex f64, zero tolerance {:e} (GPU: {dev})",
             e.tolerance
@@ -229,12 +236,53 @@ fn run_cuda(a: &RrefArgs) -> Result<i32> {
         })
     } else {
         let mut m = data.to_f64()?;
+        scale_into_range(&mut m.data, &mut opt, |x| x.abs());
         let (e, t) = g.echelonize_gpu(&F64, &mut m, &opt, a.algo)?;
+        check_finite(&m.data, |x| x.is_finite())?;
         let c = format!(
             "RREF over f64, zero tolerance {:e} (GPU: {dev})",
             e.tolerance
         );
         finish(a, &m, &e.pivots, t.total, "real", &c, mtx::fmt_f64)
+    }
+}
+
+/// Entries whose largest magnitude lies outside `[2^-64, 2^64]` are scaled by a power of
+/// two that brings it into `[1, 2)` (an absolute `--tol` with them). The RREF of `c·A` is
+/// that of `A` and the default tolerance scales with `‖A‖`, so the result is the same,
+/// but a tiny matrix (diag(1e-320, 1e-320)) no longer has a zero tolerance and pivots
+/// whose reciprocals overflow to inf (rank 1 and NaN entries).
+fn scale_into_range<E: Copy + std::ops::Mul<f64, Output = E>>(
+    data: &mut [E],
+    opt: &mut EchelonOptions,
+    magnitude: impl Fn(E) -> f64,
+) {
+    let max = data.iter().map(|&x| magnitude(x)).fold(0.0, f64::max);
+    if max == 0.0 || !max.is_finite() || (2f64.powi(-64)..=2f64.powi(64)).contains(&max) {
+        return;
+    }
+    // 2^k in two factors, each a normal double, for k up to 1074 (subnormal maxima).
+    let k = -(max.log2().floor() as i32);
+    let (f1, f2) = (2f64.powi(k / 2), 2f64.powi(k - k / 2));
+    for x in data.iter_mut() {
+        *x = *x * f1 * f2;
+    }
+    if let Tolerance::Absolute(t) = opt.tolerance {
+        opt.tolerance = Tolerance::Absolute(t * f1 * f2);
+    }
+}
+
+/// A usage error when the reduced matrix has an entry that is not finite (a pivot above
+/// an absolute `--tol` but so small that its reciprocal overflows): never NaN in the output.
+fn check_finite<E: Copy>(data: &[E], finite: impl Fn(E) -> bool) -> Result<()> {
+    if data.iter().all(|&x| finite(x)) {
+        Ok(())
+    } else {
+        Err(Error::Usage(
+            "the elimination overflowed (a pivot too small for the double range); use a \
+             larger --tol or --prime P"
+                .into(),
+        ))
     }
 }
 

@@ -65,7 +65,7 @@ pub struct SolveArgs {
     /// Gauss–Jordan kernel) or qr (cublasZgeqrfBatched, the seed's route).
     #[arg(long, value_enum, default_value = "gj")]
     pub cuda_solve: SolveMethod,
-    /// CPU threads (0: all cores).
+    /// CPU threads (0: all cores; more than the cores is capped at the cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Track whole paths in resident slots: on the GPU the whole step loop stays on the
@@ -74,7 +74,9 @@ pub struct SolveArgs {
     /// same step machine runs on the host (default off; for comparisons).
     #[arg(long, action = clap::ArgAction::Set)]
     pub resident: Option<bool>,
-    /// Paths tracked at once (default 4096 on the CPU, 65536 on the GPU).
+    /// Paths tracked at once (default 4096 on the CPU, 65536 on the GPU; capped at a
+    /// quarter of the memory's worth of paths, and at the number of paths when that is
+    /// more than 65536).
     #[arg(long)]
     pub batch: Option<usize>,
     /// Track only these paths (indices as in `-o` output, e.g. "215,828"): re-runs a few
@@ -84,6 +86,14 @@ pub struct SolveArgs {
     /// reaches its κ = 1e14 solution, in the full run's recovery round it stalls).
     #[arg(long, value_delimiter = ',')]
     pub paths: Option<Vec<u64>>,
+    /// Refuse to track more start paths than this (0: no bound); `--paths` is not
+    /// bounded.
+    #[arg(long, default_value_t = crate::solver::limits::DEFAULT_MAX_PATHS)]
+    pub max_paths: u128,
+    /// Refuse a run whose estimated work, paths × degree × terms, is above this (0: no
+    /// bound).
+    #[arg(long, default_value_t = crate::solver::limits::DEFAULT_MAX_WORK)]
+    pub max_work: f64,
     /// Predictor error target before the endgame zone (`TrackerOptions::eta_target`,
     /// default 1e-4): smaller is slower and safer against path jumping.
     #[arg(long, hide = true)]
@@ -103,6 +113,21 @@ pub struct SolveArgs {
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
+    // Every output is checked before any work: a solve is not lost to a path at the end.
+    super::outputs::check(
+        Some(&a.file),
+        &[
+            ("-o", a.output.as_deref()),
+            ("--solutions", a.solutions.as_deref()),
+        ],
+    )?;
+    if a.max_work.is_nan() || a.max_work < 0.0 {
+        return Err(Error::Usage(format!(
+            "--max-work must be a non-negative number, not {}",
+            a.max_work
+        )));
+    }
+    let threads = super::resources::threads(a.threads);
     let system = crate::system::parse::load_named(&a.file)?;
     if let Some(w) = crate::linalg::rref::dependent::dependency_warning(&system, a.seed) {
         eprintln!("{w}");
@@ -116,12 +141,16 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         start: a.start,
         seed: a.seed,
         torus: a.torus,
-        threads: a.threads,
+        threads,
         only: a.paths.clone().map(|mut p| {
             p.sort_unstable();
             p.dedup();
             p
         }),
+        limits: crate::solver::limits::Limits {
+            max_paths: (a.max_paths > 0).then_some(a.max_paths),
+            max_work: (a.max_work > 0.0).then_some(a.max_work),
+        },
         ..Default::default()
     };
     let mut backend = make_backend(
@@ -129,11 +158,12 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         a.device,
         a.cuda_eval,
         a.cuda_solve,
-        a.threads,
+        threads,
         a.resident,
         a.batch,
     )?;
-    opts.tracker = tracker_for(backend.as_ref(), a.batch)?;
+    let batch = a.batch.map(|b| super::resources::batch(b, system.n()));
+    opts.tracker = tracker_for(backend.as_ref(), batch)?;
     for (v, name, field) in [
         (a.eta_target, "--eta-target", &mut opts.tracker.eta_target),
         (

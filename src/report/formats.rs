@@ -187,7 +187,11 @@ impl EndpointWriter {
 
     /// [`Self::write`] with extra keys for a JSON line (a certificate); the lists of the
     /// other formats have no place for them.
-    pub fn write_with(&mut self, e: &Endpoint, extra: serde_json::Map<String, serde_json::Value>) -> Result<()> {
+    pub fn write_with(
+        &mut self,
+        e: &Endpoint,
+        extra: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<()> {
         match self {
             EndpointWriter::Jsonl(w) => w.write_with(e, extra),
             EndpointWriter::List(w) => w.write(e),

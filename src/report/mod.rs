@@ -38,6 +38,17 @@ pub const REAL_TOL: f64 = 1e-8;
 /// well-conditioned solutions.
 pub const CLUSTER_SINGULAR_COND: f64 = 1e6;
 
+/// A root count (total degree, mixed volume, Bézout number) as JSON: an integer up to
+/// 2^64 − 1, above that a string of its decimal digits (`"1267650600228229401496703205376"`),
+/// which every JSON reader keeps exactly (docs/output.md).
+pub fn count_value(count: impl std::fmt::Display) -> Value {
+    let digits = count.to_string();
+    match digits.parse::<u64>() {
+        Ok(v) => json!(v),
+        Err(_) => Value::String(digits),
+    }
+}
+
 /// The run summary; every key is documented in docs/output.md.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {

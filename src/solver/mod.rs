@@ -3,6 +3,7 @@
 //! the CLI alike.
 
 mod early;
+pub mod limits;
 
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
@@ -300,6 +301,8 @@ pub struct SolveOptions {
     pub partition: Option<crate::start::mhom::Partition>,
     /// Track only these paths (sorted indices); `None`: all.
     pub only: Option<Vec<u64>>,
+    /// Bounds on the size of the run, checked before tracking ([`limits`]).
+    pub limits: limits::Limits,
     /// Start recovery's first round during the first pass where it can ([`early`]); the
     /// output is the same either way. Default: on, unless the environment sets
     /// `PATHTRACK_EARLY_RECOVERY=0`.
@@ -317,6 +320,7 @@ impl Default for SolveOptions {
             threads: 0,
             partition: None,
             only: None,
+            limits: Default::default(),
             early_recovery: early::enabled(),
         }
     }
@@ -374,7 +378,7 @@ pub fn solve(
     root_counts.insert(
         "total_degree".into(),
         td_count
-            .map(|d| json!(d))
+            .map(crate::report::count_value)
             .unwrap_or(serde_json::Value::Null),
     );
     obs.phase(crate::report::progress::Phase::StartSystem);
@@ -385,11 +389,6 @@ pub fn solve(
         StartKind::TotalDegree => {
             let td = TotalDegree::new(system, &mut rng)?;
             let count = td.path_count();
-            if count > u64::MAX as u128 {
-                return Err(Error::Usage(format!(
-                    "{count} paths are more than this build can track"
-                )));
-            }
             (Start::Td(td), count)
         }
         StartKind::Polyhedral | StartKind::Auto => {
@@ -398,12 +397,21 @@ pub fn solve(
                 None => Arc::new(Polyhedral::new(system, opts.torus, &mut rng, opts.threads)?),
             };
             if opts.torus {
-                root_counts.insert("mixed_volume".into(), json!(poly.paths));
+                root_counts.insert(
+                    "mixed_volume".into(),
+                    crate::report::count_value(poly.paths),
+                );
             } else {
                 let supports = polyhedral::Supports::from_system(system)?;
                 let mv = polyhedral::mixed_volume_of(&supports, opts.seed, opts.threads)?;
-                root_counts.insert("mixed_volume".into(), json!(mv.mixed_volume));
-                root_counts.insert("stable_mixed_volume".into(), json!(poly.paths));
+                root_counts.insert(
+                    "mixed_volume".into(),
+                    crate::report::count_value(mv.mixed_volume),
+                );
+                root_counts.insert(
+                    "stable_mixed_volume".into(),
+                    crate::report::count_value(poly.paths),
+                );
             }
             root_counts.insert("mixed_cells".into(), json!(poly.cells));
             let paths = poly.paths;
@@ -413,7 +421,7 @@ pub fn solve(
             let partition = opts.partition.as_ref().or(resolved.partition.as_ref());
             let m = MhomStart::new(system, partition, &mut rng)?;
             let count = m.start.count();
-            root_counts.insert("mhom_bezout".into(), json!(count));
+            root_counts.insert("mhom_bezout".into(), crate::report::count_value(count));
             root_counts.insert(
                 "partition".into(),
                 json!(m.start.partition().display(&system.variables)),
@@ -421,9 +429,18 @@ pub fn solve(
             (Start::Mhom(m), count)
         }
     };
-    obs.total(paths);
+    limits::check(system, paths, opts.only.as_deref(), &opts.limits)?;
+    // Paths tracked in the first pass: all, or those `only` names.
+    let tracked = opts.only.as_ref().map_or(paths, |p| p.len() as u128);
+    let mut opts = std::borrow::Cow::Borrowed(opts);
+    let batch_cap = limits::batch_cap(tracked);
+    if opts.tracker.batch > batch_cap {
+        opts.to_mut().tracker.batch = batch_cap;
+    }
+    let opts = opts.as_ref();
+    obs.total(tracked);
     obs.phase(crate::report::progress::Phase::FirstPass {
-        paths: opts.only.as_ref().map_or(paths as u64, |o| o.len() as u64),
+        paths: tracked as u64,
     });
     // Seconds since the previous lap (the first: since the start of the solve).
     let mut lapped = 0.0;
@@ -606,7 +623,7 @@ pub fn solve(
     Ok(Summary {
         system: system.name.clone(),
         variables: system.n(),
-        paths: paths as u64,
+        paths: tracked as u64,
         finite: c.nonsingular + c.singular,
         nonsingular: c.nonsingular,
         singular: c.singular,
@@ -684,7 +701,10 @@ fn resolve_start(
             r.poly = Some(poly);
         }
         chosen => {
-            root_counts.insert("stable_mixed_volume".into(), json!(poly.paths));
+            root_counts.insert(
+                "stable_mixed_volume".into(),
+                crate::report::count_value(poly.paths),
+            );
             root_counts.insert("mixed_cells".into(), json!(poly.cells));
             r.kind = match chosen {
                 crate::start::Chosen::Mhom => StartKind::Mhom,

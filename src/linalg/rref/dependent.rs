@@ -213,22 +213,116 @@ pub fn dependent_equations(system: &System, seed: u64) -> Vec<usize> {
     found.unwrap_or_default()
 }
 
-/// The solver's warning line for [`dependent_equations`] (1-based equation numbers), or
-/// `None` when no equation depends on the others.
+/// Variables (0-based) that occur in no equation.
+pub fn unused_variables(system: &System) -> Vec<usize> {
+    (0..system.n())
+        .filter(|&j| {
+            system.equations.iter().all(|f| {
+                f.terms
+                    .iter()
+                    .all(|t| t.exponents.get(j).is_none_or(|&a| a == 0))
+            })
+        })
+        .collect()
+}
+
+/// Of the `dependent` equations, those that contradict the earlier ones: `f_k − Σ λ_i f_i`
+/// is a nonzero constant, with `λ` read off the reduced `Jᵀ` at a random complex point
+/// (column k of the RREF holds the combination of the pivot columns). A constant `λ` is
+/// what a linear relation gives; a relation that varies with the point (`f_2 = f_1²`) leaves
+/// non-constant terms and is not called a contradiction.
+fn inconsistent_equations(system: &System, dependent: &[usize], seed: u64) -> Vec<usize> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x1c0_5157e47);
+    let n = system.n();
+    let x: Vec<Complex64> = (0..n)
+        .map(|_| Complex64::from_polar(1.0, rng.random_range(0.0..std::f64::consts::TAU)))
+        .collect();
+    let coeff = |i: usize, t: usize| system.equations[i].terms[t].coeff;
+    let mut jt = jacobian_t(&C64, system, &x, &coeff);
+    let e = echelonize(&C64, &mut jt, &EchelonOptions::default());
+    let mut out = Vec::new();
+    for &k in dependent {
+        let mut h: std::collections::HashMap<&[i32], Complex64> = Default::default();
+        let mut scale = 0.0f64;
+        let mut add = |i: usize, w: Complex64| {
+            for t in &system.equations[i].terms {
+                let c = t.coeff * w;
+                scale = scale.max(c.norm());
+                *h.entry(t.exponents.as_slice()).or_default() += c;
+            }
+        };
+        add(k, Complex64::new(1.0, 0.0));
+        for (r, &p) in e.pivots.iter().enumerate() {
+            if p < k {
+                add(p, -jt.get(r, k));
+            }
+        }
+        let tol = 1e-8 * scale;
+        let constant = h
+            .iter()
+            .filter(|(a, _)| a.iter().all(|&v| v == 0))
+            .map(|(_, c)| c.norm())
+            .sum::<f64>();
+        let rest_small = h
+            .iter()
+            .all(|(a, c)| a.iter().all(|&v| v == 0) || c.norm() <= tol);
+        if rest_small && constant > tol {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The solver's warning lines for variables that occur in no equation, equations that
+/// contradict the others, and [`dependent_equations`] (1-based numbers), or `None` when
+/// the system is generically square.
 pub fn dependency_warning(system: &System, seed: u64) -> Option<String> {
     let d = dependent_equations(system, seed);
     if d.is_empty() {
         return None;
     }
     let m = system.equations.len();
+    let rank = m - d.len();
+    let mut lines = Vec::new();
+    let unused = unused_variables(system);
+    if !unused.is_empty() {
+        let names: Vec<String> = unused
+            .iter()
+            .map(|&j| format!("'{}'", system.variables[j]))
+            .collect();
+        lines.push(format!(
+            "warning: variable{} {} occur{} in no equation: every solution extends along {} \
+             (a positive-dimensional set), so there are no isolated solutions",
+            if unused.len() > 1 { "s" } else { "" },
+            names.join(", "),
+            if unused.len() > 1 { "" } else { "s" },
+            if unused.len() > 1 { "them" } else { "it" },
+        ));
+    }
+    let bad = inconsistent_equations(system, &d, seed);
+    if !bad.is_empty() {
+        let names: Vec<String> = bad.iter().map(|i| (i + 1).to_string()).collect();
+        lines.push(format!(
+            "warning: equation{} {} contradict{} the others (a combination of them plus a \
+             nonzero constant): the system has no solutions",
+            if bad.len() > 1 { "s" } else { "" },
+            names.join(", "),
+            if bad.len() > 1 { "" } else { "s" },
+        ));
+    }
+    let d: Vec<usize> = d.into_iter().filter(|k| !bad.contains(k)).collect();
+    if d.len() <= unused.len() {
+        return (!lines.is_empty()).then(|| lines.join("\n"));
+    }
     let names: Vec<String> = d.iter().map(|i| (i + 1).to_string()).collect();
-    Some(format!(
+    lines.push(format!(
         "warning: equation{} {} depend{} on the others (Jacobian rank {} < {m} at a random point): the system is not generically square; isolated solutions may be missing",
         if d.len() > 1 { "s" } else { "" },
         names.join(", "),
         if d.len() > 1 { "" } else { "s" },
-        m - d.len()
-    ))
+        rank
+    ));
+    Some(lines.join("\n"))
 }
 
 #[cfg(test)]

@@ -47,6 +47,8 @@ pub struct MtxData {
     pub rows: usize,
     pub cols: usize,
     pub entries: Vec<(usize, usize, MtxValue)>,
+    /// The line (1-based) of the file each entry of `entries` was read from.
+    pub lines: Vec<usize>,
 }
 
 fn err(file: &str, line: usize, col: usize, msg: impl Into<String>) -> InputError {
@@ -252,6 +254,7 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
         }
     };
     let mut entries = Vec::new();
+    let mut lines = Vec::new();
     let mut push = |i: usize, j: usize, v: MtxValue, ln: usize| -> Result<(), InputError> {
         if sym != Symmetry::General {
             if i < j {
@@ -273,9 +276,11 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
             }
             if i != j {
                 entries.push((j, i, mirror(&v)));
+                lines.push(ln);
             }
         }
         entries.push((i, j, v));
+        lines.push(ln);
         Ok(())
     };
     if coordinate {
@@ -381,6 +386,7 @@ pub fn parse(text: &str, file: &str) -> Result<MtxData, InputError> {
         rows,
         cols,
         entries,
+        lines,
     })
 }
 
@@ -449,7 +455,30 @@ impl MtxData {
             _ => 0,
         }))
     }
-    /// Real matrix (integers converted to the nearest f64); complex input is an error.
+    /// An integer entry that has no finite double (more than 308 digits), named by its
+    /// line: reading it as a float would give inf and a wrong rank.
+    fn check_ints_fit_f64(&self) -> Result<(), InputError> {
+        for (k, (i, j, v)) in self.entries.iter().enumerate() {
+            if let MtxValue::Int(s) = v {
+                if !s.parse::<f64>().is_ok_and(f64::is_finite) {
+                    let line = self.lines.get(k).copied().unwrap_or(0);
+                    let digits = s.trim_start_matches(['+', '-']).len();
+                    return Err(InputError::new(
+                        &self.file,
+                        format!(
+                            "entry ({}, {}): the {digits}-digit integer is outside the range of a double; use --prime P to reduce it exactly",
+                            i + 1,
+                            j + 1
+                        ),
+                    )
+                    .at(line, 1));
+                }
+            }
+        }
+        Ok(())
+    }
+    /// Real matrix (integers converted to the nearest f64); complex input and an integer
+    /// beyond the double range are errors.
     pub fn to_f64(&self) -> Result<Matrix<f64>, InputError> {
         if self.field == MtxField::Complex {
             return Err(InputError::new(
@@ -457,19 +486,21 @@ impl MtxData {
                 "complex matrix cannot be read as real",
             ));
         }
+        self.check_ints_fit_f64()?;
         Ok(self.fill(0.0, |v| match v {
             MtxValue::Int(s) => s.parse::<f64>().unwrap_or(f64::NAN),
             MtxValue::Real(x) => *x,
             MtxValue::Complex(a, _) => *a,
         }))
     }
-    /// Complex matrix (any field).
-    pub fn to_c64(&self) -> Matrix<Complex64> {
-        self.fill(Complex64::new(0.0, 0.0), |v| match v {
+    /// Complex matrix (any field); an integer beyond the double range is an error.
+    pub fn to_c64(&self) -> Result<Matrix<Complex64>, InputError> {
+        self.check_ints_fit_f64()?;
+        Ok(self.fill(Complex64::new(0.0, 0.0), |v| match v {
             MtxValue::Int(s) => Complex64::new(s.parse::<f64>().unwrap_or(f64::NAN), 0.0),
             MtxValue::Real(x) => Complex64::new(*x, 0.0),
             MtxValue::Complex(a, b) => Complex64::new(*a, *b),
-        })
+        }))
     }
 }
 

@@ -64,6 +64,9 @@ impl Supports {
             if pts.is_empty() {
                 return Err(CellError::Input(format!("equation {}: no terms", e + 1)));
             }
+            // Exponent vectors seen so far in this equation (a set: a linear search per
+            // term made a 60,000-term equation quadratic).
+            let mut seen: std::collections::HashSet<&[i64]> = Default::default();
             for (i, p) in pts.iter().enumerate() {
                 if p.len() != n {
                     return Err(CellError::Input(format!(
@@ -80,7 +83,7 @@ impl Supports {
                         i + 1
                     )));
                 }
-                if pts[..i].contains(p) {
+                if !seen.insert(p.as_slice()) {
                     return Err(CellError::Input(format!(
                         "equation {}, term {}: repeated exponent vector",
                         e + 1,
@@ -105,9 +108,14 @@ impl Supports {
         }
         let term_index = (0..n)
             .map(|e| {
+                let at: std::collections::HashMap<&[i64], usize> = eqs[e]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, q)| (q.as_slice(), k))
+                    .collect();
                 groups[group_of[e]]
                     .iter()
-                    .map(|p| eqs[e].iter().position(|q| q == p))
+                    .map(|p| at.get(p.as_slice()).copied())
                     .collect()
             })
             .collect();

@@ -23,6 +23,10 @@ use std::collections::HashMap;
 pub const MAX_TERMS: usize = 1_000_000;
 /// Largest number of term products one multiplication may form.
 pub const MAX_PRODUCTS: usize = 20_000_000;
+/// Largest exponent of one variable in a term, in magnitude (2^20): the mixed-cell code
+/// lifts supports in exact integer arithmetic sized for it, and a degree this large is
+/// already far beyond what path tracking can follow.
+pub const MAX_EXPONENT: i64 = 1 << 20;
 /// Deepest nesting of parentheses and unary signs: the parser recurses once per level
 /// (about 1 KB of stack each), so a deeper expression would overflow the stack of a
 /// 2 MiB thread instead of giving an error.
@@ -271,22 +275,16 @@ impl Parser<'_> {
     }
 
     fn sum(&mut self) -> Result<Terms, ExprError> {
-        let mut acc = self.product()?;
+        let mut acc = SumAccumulator::new(self.product()?);
         loop {
             let t = self.peek();
             match t.kind {
                 Kind::Plus | Kind::Minus => {
                     self.next();
-                    let mut rhs = self.product()?;
-                    if t.kind == Kind::Minus {
-                        negate(&mut rhs);
-                    }
-                    acc.extend(rhs);
-                    acc = combine(acc);
-                    check_size(&acc, t.pos)?;
-                    check_finite(&acc, t.pos)?;
+                    let rhs = self.product()?;
+                    acc.add(rhs, t.kind == Kind::Minus, t.pos)?;
                 }
-                _ => return Ok(acc),
+                _ => return Ok(acc.finish()),
             }
         }
     }
@@ -388,8 +386,14 @@ impl Parser<'_> {
                         ),
                     );
                 }
-                if v.abs() > i32::MAX as f64 {
-                    return err(t.pos, format!("exponent '{}' is too large", self.text(t)));
+                if v.abs() > MAX_EXPONENT as f64 {
+                    return err(
+                        t.pos,
+                        format!(
+                            "exponent '{}' is too large (the limit is 2^20 = {MAX_EXPONENT})",
+                            self.text(t)
+                        ),
+                    );
                 }
                 sign * v as i64
             }
@@ -501,6 +505,97 @@ fn constant(c: Complex64, n: usize) -> Terms {
     }]
 }
 
+/// The running value of `a ± b ± c …`: each operand's terms are added in time linear in
+/// the operand (an index from exponent vector to term), so a sum of N terms costs O(N),
+/// not O(N²) as recombining the whole sum after each operand did. The result is the same
+/// as combining after every operand: terms in order of first appearance, a term that
+/// cancels to exactly 0 is dropped (and goes to the end if it comes back).
+struct SumAccumulator {
+    terms: Terms,
+    /// Index of each live exponent vector in `terms`.
+    index: HashMap<Vec<i32>, usize>,
+    /// Terms whose coefficient is exactly 0 (dropped by `finish`).
+    zeros: usize,
+}
+
+impl SumAccumulator {
+    fn new(first: Terms) -> Self {
+        let mut acc = SumAccumulator {
+            terms: Vec::with_capacity(first.len()),
+            index: HashMap::with_capacity(first.len()),
+            zeros: 0,
+        };
+        for t in first {
+            acc.add_term(t);
+        }
+        acc
+    }
+
+    fn add_term(&mut self, t: Term) {
+        let zero = Complex64::new(0.0, 0.0);
+        match self.index.get(&t.exponents) {
+            Some(&k) => {
+                self.terms[k].coeff += t.coeff;
+                if self.terms[k].coeff == zero {
+                    self.index.remove(&t.exponents);
+                    self.zeros += 1;
+                }
+            }
+            None if t.coeff == zero => {}
+            None => {
+                self.index.insert(t.exponents.clone(), self.terms.len());
+                self.terms.push(t);
+            }
+        }
+    }
+
+    /// Adds (or subtracts) `rhs`; errors as [`check_size`] and [`check_finite`] at `pos`.
+    fn add(&mut self, rhs: Terms, subtract: bool, pos: usize) -> Result<(), ExprError> {
+        let touched: Vec<Vec<i32>> = rhs.iter().map(|t| t.exponents.clone()).collect();
+        for mut t in rhs {
+            if subtract {
+                t.coeff = -t.coeff;
+            }
+            self.add_term(t);
+        }
+        if self.terms.len() - self.zeros > MAX_TERMS {
+            return err(
+                pos,
+                format!("expansion too large: more than {MAX_TERMS} terms"),
+            );
+        }
+        for e in &touched {
+            if let Some(&k) = self.index.get(e) {
+                let c = self.terms[k].coeff;
+                if !c.re.is_finite() || !c.im.is_finite() {
+                    return err(pos, "non-finite coefficient (overflow while expanding)");
+                }
+            }
+        }
+        // Keep the dropped terms from piling up (x - x + x - x …).
+        if self.zeros > 1024 && self.zeros * 2 > self.terms.len() {
+            let zero = Complex64::new(0.0, 0.0);
+            self.terms.retain(|t| t.coeff != zero);
+            self.zeros = 0;
+            self.index = self
+                .terms
+                .iter()
+                .enumerate()
+                .map(|(k, t)| (t.exponents.clone(), k))
+                .collect();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Terms {
+        if self.zeros > 0 {
+            let zero = Complex64::new(0.0, 0.0);
+            self.terms.retain(|t| t.coeff != zero);
+        }
+        self.terms
+    }
+}
+
 fn combine(t: Terms) -> Terms {
     Polynomial::from_terms(t).terms
 }
@@ -554,6 +649,11 @@ fn cdiv(a: Complex64, b: Complex64) -> Complex64 {
     }
 }
 
+/// The error of an expanded exponent `v` above [`MAX_EXPONENT`].
+fn exponent_limit(v: i64) -> String {
+    format!("exponent {v} of a variable is too large after expanding (the limit is 2^20 = {MAX_EXPONENT})")
+}
+
 fn mul(a: &Terms, b: &Terms, pos: usize) -> Result<Terms, ExprError> {
     if a.len().saturating_mul(b.len()) > MAX_PRODUCTS {
         return err(
@@ -570,10 +670,11 @@ fn mul(a: &Terms, b: &Terms, pos: usize) -> Result<Terms, ExprError> {
         for y in b {
             let mut e = x.exponents.clone();
             for (ej, &bj) in e.iter_mut().zip(&y.exponents) {
-                *ej = match ej.checked_add(bj) {
-                    Some(v) => v,
-                    None => return err(pos, "exponent overflow"),
-                };
+                let v = *ej as i64 + bj as i64;
+                if v.abs() > MAX_EXPONENT {
+                    return err(pos, exponent_limit(v));
+                }
+                *ej = v as i32;
             }
             out.push(Term {
                 coeff: cmul(x.coeff, y.coeff),
@@ -626,8 +727,8 @@ fn pow(base: &Terms, k: i64, pos: usize, base_pos: usize, n: usize) -> Result<Te
         let mut e = Vec::with_capacity(n);
         for &a in &t.exponents {
             let v = (a as i64) * k;
-            if v > i32::MAX as i64 || v < i32::MIN as i64 {
-                return err(pos, "exponent overflow");
+            if v.abs() > MAX_EXPONENT {
+                return err(pos, exponent_limit(v));
             }
             e.push(v as i32);
         }

@@ -1,0 +1,78 @@
+//! Output files checked before any work: each can be opened for writing (a missing
+//! directory is reported before the solve, not after it), and none is the input file or
+//! another output (compared as canonical paths, so `./a.jsonl` and `a.jsonl` are one file).
+//! Devices and pipes (`/dev/null`, `/dev/stdout`) may be named more than once.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The canonical form of `p`, also for a file that does not exist yet (its directory's
+/// canonical form joined with its name); `None` when its directory does not exist.
+fn canonical(p: &Path) -> Option<PathBuf> {
+    if let Ok(c) = p.canonicalize() {
+        return Some(c);
+    }
+    let name = p.file_name()?;
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(name))
+}
+
+/// True for an existing file that is not a regular file (a device, a pipe).
+fn is_special(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Opens `p` for writing without truncating it (a file it had to create is removed
+/// again), so that a path that cannot be written fails now.
+fn try_open(flag: &str, p: &Path) -> Result<()> {
+    let existed = p.exists();
+    if p.is_dir() {
+        return Err(Error::Usage(format!(
+            "{flag} {}: is a directory, not a file",
+            p.display()
+        )));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(p)
+        .map_err(|e| Error::io(format!("{flag} {}: cannot write", p.display()), e))?;
+    if !existed {
+        let _ = std::fs::remove_file(p);
+    }
+    Ok(())
+}
+
+/// Checks the outputs `(flag, path)` of a command reading `input` (absent ones are
+/// skipped): each is writable, none is `input`, no two are the same file. Usage errors
+/// (exit 2) name the flags and the file.
+pub fn check(input: Option<&Path>, outputs: &[(&str, Option<&Path>)]) -> Result<()> {
+    let input_c = input.and_then(|p| p.canonicalize().ok());
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for &(flag, p) in outputs {
+        let Some(p) = p else { continue };
+        try_open(flag, p)?;
+        if is_special(p) {
+            continue;
+        }
+        let Some(c) = canonical(p) else { continue };
+        if input_c.as_ref() == Some(&c) {
+            return Err(Error::Usage(format!(
+                "{flag} {}: is the input file; writing it would destroy the input",
+                p.display()
+            )));
+        }
+        if let Some((other, _)) = seen.iter().find(|(_, q)| *q == c) {
+            return Err(Error::Usage(format!(
+                "{other} and {flag} name the same file {}; give each its own file",
+                p.display()
+            )));
+        }
+        seen.push((flag, c));
+    }
+    Ok(())
+}
