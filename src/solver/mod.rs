@@ -454,7 +454,7 @@ pub fn solve(
         start_system: lap(),
         ..Default::default()
     };
-    backend.expect_paths(paths);
+    backend.expect_paths(tracked);
     backend.set_homotopy(start.homotopy())?;
     phases.backend_setup = lap();
     // `--backend auto` chose where the paths go, and with it their batch.
