@@ -18,6 +18,18 @@ fn katsura5_total_degree() -> (pathtrack::system::System, TotalDegree, CpuBacken
     (sys, td, b)
 }
 
+/// The total-degree start points in projective coordinates at τ = −16.
+fn projective_starts(td: &TotalDegree) -> impl Iterator<Item = StartPoint> + '_ {
+    (0..td.path_count() as u64).map(|i| StartPoint {
+        path: i,
+        y: td.start_point(i as u128),
+        tau: -16.0,
+        log: false,
+        lifts: None,
+        steps: (0, 0),
+    })
+}
+
 #[test]
 fn log_coordinate_start_reaches_the_same_endpoints() {
     let (sys, td, mut b) = katsura5_total_degree();
@@ -77,14 +89,7 @@ fn a_step_target_below_the_rounding_level_does_not_stall_the_tracker() {
     use pathtrack::track::TrackCode;
     let (_, td, mut b) = katsura5_total_degree();
     let mut run = |opts: &TrackerOptions| {
-        let mut starts = (0..td.path_count() as u64).map(|i| StartPoint {
-            path: i,
-            y: td.start_point(i as u128),
-            tau: -16.0,
-            log: false,
-            lifts: None,
-            steps: (0, 0),
-        });
+        let mut starts = projective_starts(&td);
         let (mut steps, mut codes) = (0u64, Vec::new());
         track_all(&mut b, &td.homotopy, opts, &mut starts, &mut |e| {
             steps += (e.accepted + e.rejected) as u64;
@@ -192,14 +197,7 @@ fn paths_stop_at_the_time_bound() {
     use pathtrack::track::{TrackCode, TIME_BOUND_REASON};
     let (_, td, mut b) = katsura5_total_degree();
     let mut run = |opts: &TrackerOptions| {
-        let mut starts = (0..td.path_count() as u64).map(|i| StartPoint {
-            path: i,
-            y: td.start_point(i as u128),
-            tau: -16.0,
-            log: false,
-            lifts: None,
-            steps: (0, 0),
-        });
+        let mut starts = projective_starts(&td);
         let mut ends = Vec::new();
         track_all(&mut b, &td.homotopy, opts, &mut starts, &mut |e| {
             ends.push((e.code, e.accepted + e.rejected));
