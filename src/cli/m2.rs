@@ -127,7 +127,7 @@ pub fn parse_result(stdout: &str) -> Result<(M2Counts, f64), String> {
     let count = |s: &str| s.parse::<u64>().map_err(|_| bad());
     let (points, regular, singular) = (count(points)?, count(regular)?, count(singular)?);
     let seconds: f64 = seconds.parse().map_err(|_| bad())?;
-    if regular + singular > points || !(seconds >= 0.0) {
+    if regular + singular > points || seconds.is_nan() || seconds < 0.0 {
         return Err(bad());
     }
     let counts = M2Counts {
