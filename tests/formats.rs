@@ -418,24 +418,27 @@ fn convert_cli_writes_files_and_reports_errors() {
 }
 
 fn solve_json(args: &[&str], file: &Path) -> serde_json::Value {
-    let out = bin()
-        .args([
-            "solve",
-            "--backend",
-            "cpu",
-            "--json",
-            "--quiet",
-            "--threads",
-            "2",
-        ])
-        .args(args)
-        .arg(file)
-        .output()
-        .unwrap();
+    let mut c = bin();
+    c.args([
+        "solve",
+        "--backend",
+        "cpu",
+        "--json",
+        "--quiet",
+        "--threads",
+        "2",
+    ])
+    .args(args)
+    .arg(file);
+    json_of(c)
+}
+
+/// Runs `c`, asserts that it succeeded, and reads its stdout as one JSON value.
+fn json_of(mut c: Command) -> serde_json::Value {
+    let out = c.output().unwrap();
     assert!(
         out.status.success(),
-        "{}: {}",
-        file.display(),
+        "{c:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
@@ -596,32 +599,18 @@ fn phc_reads_the_solution_lists() {
 /// Family names stand for files everywhere, and a file of that name wins.
 #[test]
 fn family_names_are_accepted_where_files_are() {
-    let out = bin()
-        .args(["count", "katsura5", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut c = bin();
+    c.args(["count", "katsura5", "--json"]);
+    let v = json_of(c);
     assert_eq!(v["stable_mixed_volume"], 32);
     assert_eq!(v["total_degree"], 32);
     let v = solve_json(&[], Path::new("noon3"));
     assert_eq!(v["system"], "noon3");
     assert_eq!(v["nonsingular"], 21);
     // the default subcommand too
-    let out = bin()
-        .args(["cyclic5", "--json", "-q", "--backend", "cpu"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut c = bin();
+    c.args(["cyclic5", "--json", "-q", "--backend", "cpu"]);
+    let v = json_of(c);
     assert_eq!(v["finite"], 70);
     // a file named like a family wins
     let dir = scratch("family");
@@ -630,17 +619,9 @@ fn family_names_are_accepted_where_files_are() {
         "variables: [x]\nequations: [\"x^2 - 2\"]\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_pathtrack"))
-        .args(["count", "katsura5", "--json"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pathtrack"));
+    c.args(["count", "katsura5", "--json"]).current_dir(&dir);
+    let v = json_of(c);
     assert_eq!(v["mixed_volume"], 2);
     let _ = std::fs::remove_dir_all(&dir);
     // bad names: exit code 2 and why
