@@ -64,7 +64,8 @@ mod tests {
     use super::*;
 
     /// A thread that spins until the process has used 0.2 CPU seconds: the meter counts
-    /// them (however loaded the machine), and never more cores than the machine has.
+    /// them (however loaded the machine), and never more cores than the machine has, up to
+    /// the kernel's 10 ms tick on each of the process's threads (other tests run beside it).
     #[test]
     fn busy_threads_are_counted() {
         let outer = Instant::now();
@@ -81,7 +82,11 @@ mod tests {
         let wall = outer.elapsed().as_secs_f64();
         let cores = std::thread::available_parallelism().unwrap().get() as f64;
         assert!(u.host_cores * wall >= 0.19, "{u:?} over {wall} s");
-        assert!(u.host_cores <= cores + 0.1, "{u:?}");
+        let threads = std::fs::read_dir("/proc/self/task").map_or(1, |d| d.count()) as f64;
+        assert!(
+            u.host_cores * wall <= cores * wall + 0.01 * threads + 0.02,
+            "{u:?} over {wall} s"
+        );
         assert_eq!(u.gpu_busy_percent, None);
     }
 }
