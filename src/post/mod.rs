@@ -26,6 +26,16 @@ pub const DD_INFINITY_TOL: f64 = 1e-16;
 pub const DD_YN_FACTOR: f64 = 10.0;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
+/// A path that reached t = 1 near infinity (`|y_n| <` [`INFINITY_TOL`]) whose affine
+/// coordinates `y_0 … y_{n−1}` alone span more than this (in `ln`; e^36 ≈ 4e15 ≈ 1/ε) is
+/// tracked again from its checkpoint in double-double before it is put at infinity: in
+/// double its smallest coordinates are rounding noise. Polyhedral paths only (those of
+/// total-degree and m-hom starts to infinity spread hierarchically: 165 of eco-9's 4,246
+/// would qualify, to no avail). i1 (PHCpack's demo database) has a root of norm 3.8e11
+/// whose smallest coordinate is 4e-11, reached in double by none of seeds 1–3 (|y_n| ≈
+/// 3e-19 at t = 1); from the checkpoint in double-double seed 3 reaches it. Seeds 1 and 2
+/// still do not: their checkpoints already span e^82.
+pub const UNRESOLVED_SPREAD: f64 = 36.0;
 /// A Cauchy estimate (winding number ≥ 2) with a residual above this is the centre of a
 /// cluster of solutions, not a multiple one: `(x − 1)² − 10⁻¹⁰` has two nonsingular roots
 /// 2e-5 apart, and the loops around both (radius above the branch point at s ≈ 1e-10)
@@ -482,6 +492,16 @@ impl<'a> Refiner<'a> {
                 } else {
                     self.finish_dd(&mut ep, &tracked)
                 };
+                // A point whose affine coordinates alone span more than double precision
+                // holds (the smallest below ε of the largest) is no reliable end: tracked
+                // in double-double from its checkpoint instead.
+                let dd = dd.or_else(|| {
+                    (rel < INFINITY_TOL
+                        && lifts.is_some()
+                        && crate::track::path::wants_log(&tracked[..nh - 1], UNRESOLVED_SPREAD))
+                    .then(|| self.finish_near_one(&mut ep, checkpoint, lifts))
+                    .flatten()
+                });
                 if let Some(refined) = dd {
                     y = refined;
                 } else if rel < INFINITY_TOL {
