@@ -219,10 +219,48 @@ fn i1_root_of_norm_4e11_is_found_from_the_double_double_checkpoint() {
         let expected = if seed == 3 { 66 } else { 65 };
         assert!(s.nonsingular >= expected, "seed {seed}: {s:?}");
         if seed == 3 {
-            let big = eps.iter().filter_map(|e| e.coordinates.as_ref()).any(|x| {
-                x.iter().map(|z| z.norm()).fold(0.0, f64::max) > 1e11
-            });
+            let big = eps
+                .iter()
+                .filter_map(|e| e.coordinates.as_ref())
+                .any(|x| x.iter().map(|z| z.norm()).fold(0.0, f64::max) > 1e11);
             assert!(big, "seed 3: the root of norm 3.8e11 is missing");
+        }
+    }
+}
+
+/// rose (PHCpack's demo database; exact: 136 solutions with multiplicity in C^3, 132
+/// distinct, 128 of them in the torus): in C^n, 128 nonsingular and 4 double points with
+/// z = 0; with `--torus` (136 paths) the 128 torus solutions, and the 8 paths to the
+/// double points are outside the torus, not solutions in (C*)^3.
+#[test]
+fn rose_torus_solutions_exclude_the_double_points_with_a_zero_coordinate() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rose.phc");
+    let sys = system::load(&p).unwrap_or_else(|e| panic!("{e}"));
+    for seed in [1, 2] {
+        let (s, _) = solve_cpu(&sys, StartKind::Polyhedral, seed).unwrap();
+        assert_eq!(
+            (s.nonsingular, s.singular, s.failed),
+            (128, 4, 0),
+            "seed {seed}: {s:?}"
+        );
+        assert_eq!(s.outside_torus, None);
+        let opts = pathtrack::solver::SolveOptions {
+            torus: true,
+            seed,
+            ..Default::default()
+        };
+        let mut cpu = pathtrack::backend::cpu::CpuBackend::new(0).unwrap();
+        let (s, eps) = pathtrack::solver::solve_collect(&sys, &opts, &mut cpu).unwrap();
+        assert_eq!(s.paths, 136, "seed {seed}: {s:?}");
+        assert_eq!(
+            (s.nonsingular, s.singular, s.failed),
+            (128, 0, 0),
+            "seed {seed}: {s:?}"
+        );
+        assert_eq!(s.outside_torus, Some(8), "seed {seed}: {s:?}");
+        for e in eps.iter().filter(|e| e.status == Status::OutsideTorus) {
+            let x = e.coordinates.as_ref().expect("coordinates kept");
+            assert!(x[2].norm() < 1e-10, "seed {seed}: z = {}", x[2]);
         }
     }
 }

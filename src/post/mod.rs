@@ -57,6 +57,9 @@ pub enum Status {
     Singular,
     AtInfinity,
     Failed,
+    /// With `--torus` only: a solution with a coordinate that is zero to within its
+    /// accuracy, so not in `(C*)^n` (a path of the torus homotopy that left the torus).
+    OutsideTorus,
 }
 
 impl Status {
@@ -161,6 +164,9 @@ pub struct Refiner<'a> {
     /// Newton is tried; from the second round on with the tighter
     /// [`crate::track::dd::DD_ETA_TARGET_RETRACK`].
     pub attempt: u8,
+    /// Solutions are sought in `(C*)^n` (`--torus`): singular endpoints with a zero
+    /// coordinate are [`Status::OutsideTorus`].
+    pub torus: bool,
 }
 
 impl<'a> Refiner<'a> {
@@ -181,6 +187,7 @@ impl<'a> Refiner<'a> {
             row_weight,
             last_attempt: true,
             attempt: 0,
+            torus: false,
         }
     }
 
@@ -763,9 +770,39 @@ impl<'a> Refiner<'a> {
                 numerical_rank(self.system, x, tol)
             });
         }
+        if self.torus
+            && ep.status == Status::Singular
+            && ep
+                .coordinates
+                .as_deref()
+                .is_some_and(|x| has_zero_coordinate(x, ep.error))
+        {
+            ep.status = Status::OutsideTorus;
+        }
         ep.projective = y;
         ep
     }
+}
+
+/// Below this times `1 + ‖x‖∞` a coordinate of a singular endpoint is zero, or below ten
+/// times its estimated error when that is larger (see [`has_zero_coordinate`]).
+pub const TORUS_ZERO: f64 = 1e-12;
+
+/// True when some coordinate of `x` is zero to within `max(TORUS_ZERO, 10·error)` relative
+/// to `1 + ‖x‖∞` (`error` as [`Endpoint::error`]; NaN when unknown). Only singular endpoints
+/// are asked: a nonsingular root's tiny coordinate is known to its own relative accuracy
+/// (i1's root of norm 3.8e11 has a coordinate of 4e-11), while a multiple root's estimate
+/// is known only to its error. rose (PHCpack's demo database) has 128 solutions in
+/// `(C*)^3` and 4 double points with z = 0 (exact: 136 with multiplicity, 132 distinct in
+/// C^3), which its torus homotopy reaches with 8 paths of winding number 2, z ≈ 1e-15.
+pub fn has_zero_coordinate(x: &[C64], error: f64) -> bool {
+    let scale = 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+    let tol = if error.is_finite() {
+        TORUS_ZERO.max(10.0 * error)
+    } else {
+        TORUS_ZERO
+    };
+    x.iter().any(|z| z.norm() <= tol * scale)
 }
 
 /// Newton's method at t = 1 from an endpoint (residual in double-double,

@@ -59,6 +59,10 @@ pub struct Summary {
     pub nonsingular: u64,
     pub singular: u64,
     pub at_infinity: u64,
+    /// With `--torus`: paths that end at a solution with a zero coordinate (not in
+    /// `(C*)^n`, [`Status::OutsideTorus`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outside_torus: Option<u64>,
     pub real: u64,
     pub failed: u64,
     /// The failed paths by the kind of their reason (numbers as `#`); absent when none
@@ -351,6 +355,7 @@ pub struct Counts {
     pub singular: u64,
     pub real: u64,
     pub at_infinity: u64,
+    pub outside_torus: u64,
     pub failed: u64,
     /// Nonsingular endpoints beyond the first of each distinct solution.
     pub duplicate_paths: u64,
@@ -661,6 +666,7 @@ impl Tally {
             singular: distinct(Status::Singular),
             real: sols.iter().filter(|s| s.real).count() as u64,
             at_infinity: count(Status::AtInfinity),
+            outside_torus: count(Status::OutsideTorus),
             failed: count(Status::Failed),
             duplicate_paths: sols
                 .iter()
@@ -692,6 +698,9 @@ pub fn summary_table(s: &Summary) -> String {
     row(&mut t, "  singular", s.singular.to_string());
     row(&mut t, "  real", s.real.to_string());
     row(&mut t, "at infinity (paths)", s.at_infinity.to_string());
+    if let Some(k) = s.outside_torus {
+        row(&mut t, "outside (C*)^n (paths)", k.to_string());
+    }
     row(&mut t, "failed (paths)", s.failed.to_string());
     for (why, count) in &s.failed_reasons {
         row(&mut t, &format!("  {count} ×"), why.clone());

@@ -470,6 +470,7 @@ pub fn solve(
     };
     let gpu = backend.pci_bus_id();
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
+    refiner.torus = opts.torus;
     refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
     let mut attempt = 0u8;
@@ -628,6 +629,7 @@ pub fn solve(
         nonsingular: c.nonsingular,
         singular: c.singular,
         at_infinity: c.at_infinity,
+        outside_torus: opts.torus.then_some(c.outside_torus),
         real: c.real,
         failed: c.failed,
         failed_reasons: tally.failed_reasons(),
