@@ -3,21 +3,13 @@
 //! supports when `gfan` is on `PATH`, and beside PHCpack's `phc -m` (MixedVol, one thread,
 //! its menu answered on stdin, see [`super::phc`]) when `phc` is. See docs/mixed-cells.md.
 
-use super::external::{find_program, process_cpu_seconds, run_timed};
+use super::external::{find_program, process_cpu_seconds, run_timed, External};
 use crate::error::Result;
 use crate::start::polyhedral::{mixed_volume_of, Supports};
 use crate::system::System;
 use std::ffi::OsStr;
 use std::path::Path;
 use std::time::Instant;
-
-/// A reference program's answer: its mixed volume, wall and CPU seconds.
-#[derive(Clone, Debug, PartialEq)]
-pub struct External {
-    pub mixed_volume: u128,
-    pub seconds: f64,
-    pub cpu_seconds: Option<f64>,
-}
 
 /// gfan's input for the mixed volume of `sys`: `Q[x0,…]{f_0, …}` with every coefficient 1
 /// (the mixed volume depends on the supports only) and each support translated into the

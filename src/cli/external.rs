@@ -9,6 +9,14 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+/// A reference program's answer: its mixed volume, wall and CPU seconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct External {
+    pub mixed_volume: u128,
+    pub seconds: f64,
+    pub cpu_seconds: Option<f64>,
+}
+
 /// The executable `name` in the directories of `path` (a `PATH`-style list).
 pub fn find_program(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
     std::env::split_paths(path?)

@@ -7,8 +7,7 @@
 //! `phc -m` is menu driven; its questions (version 2.4.86, input and output files given on
 //! the command line) are answered on its standard input with [`MIXED_VOLUME_ANSWERS`].
 
-use super::cells_bench::External;
-use super::external::{run_timed, ScratchDir};
+use super::external::{run_timed, External, ScratchDir};
 use crate::system::parse::phc::to_phc;
 use crate::system::System;
 use std::path::Path;

@@ -6,7 +6,6 @@
 //! seconds (whole process), the seconds of the call alone, its regular solutions and the
 //! speed-up (M2's whole-process seconds / ours). A failing phc or M2 is reported in its row.
 
-use super::bench::system_by_name;
 use super::external::find_program;
 use super::m2::{self, M2Solve};
 use super::phc::{self, PhcSolve};
@@ -88,7 +87,7 @@ pub fn bench_solve(
     println!();
     let mut rows = Vec::new();
     for name in systems {
-        let sys = system_by_name(name)?;
+        let sys = crate::system::parse::load_named(std::path::Path::new(name))?;
         let opts = SolveOptions {
             seed,
             start,

@@ -958,6 +958,11 @@ impl DdScratch {
     }
 }
 
+/// `‖v‖₂` of a double-double vector, rounded to double.
+pub fn dd_norm(v: &[Cdd]) -> f64 {
+    v.iter().map(|z| z.to_c64().norm_sqr()).sum::<f64>().sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

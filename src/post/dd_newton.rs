@@ -13,7 +13,7 @@
 //! Projective Newton on the fixed patch `ℓ·y = 1` (`ℓ = conj(y₀)`, `‖y₀‖ = 1`): the square
 //! system `[∂F/∂y; ℓ] Δ = [−F(y); 1 − ℓ·y]` ([`DdValues::solve`](crate::eval::dd_homotopy::DdValues::solve)).
 
-use crate::eval::dd::Cdd;
+use crate::eval::dd::{dd_norm, Cdd};
 use crate::eval::dd_homotopy::DdHomotopy;
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
@@ -128,11 +128,6 @@ pub const LINEAR_RUN: usize = 5;
 /// double-double accepts a stalled correction ([`crate::track::dd::DD_NOISE`]); chandra-13's
 /// root of norm 4.3e9 starts at 1.0e-14, 3.9e-15, 6.9e-15, ….
 pub const DD_SETTLED: f64 = crate::track::dd::DD_NOISE;
-
-/// `‖v‖₂` (rounded to double).
-pub fn dd_norm(v: &[Cdd]) -> f64 {
-    v.iter().map(|z| z.to_c64().norm_sqr()).sum::<f64>().sqrt()
-}
 
 impl DdTarget {
     /// `target`: the target system as a constant homotopy ([`Homotopy::target_only`]);

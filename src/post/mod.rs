@@ -26,6 +26,11 @@ pub const DD_INFINITY_TOL: f64 = 1e-16;
 pub const DD_YN_FACTOR: f64 = 10.0;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
+/// Several paths ending at one "nonsingular" solution after recovery make it singular (of
+/// multiplicity = the number of paths) when its condition number exceeds this: a double
+/// root that Newton approached to `√ε` has κ ≈ 1e7–1e8, while jumped paths land on
+/// well-conditioned solutions (the clustering in [`crate::report::Tally`]).
+pub const CLUSTER_SINGULAR_COND: f64 = 1e6;
 /// A path that reached t = 1 near infinity (`|y_n| <` [`INFINITY_TOL`]) whose affine
 /// coordinates `y_0 … y_{n−1}` alone span more than this (in `ln`; e^36 ≈ 4e15 ≈ 1/ε) is
 /// tracked again from its checkpoint in double-double before it is put at infinity: in
@@ -482,11 +487,10 @@ impl<'a> Refiner<'a> {
                 let rel = y[nh - 1].norm();
                 // Well conditioned: κ at most CLUSTER_SINGULAR_COND (1e6), below which a
                 // cluster of several paths counts as path jumping anyway.
-                let well_conditioned =
-                    rel >= INFINITY_TOL && cond <= crate::report::CLUSTER_SINGULAR_COND && {
-                        let (_, residual) = self.affine(&y);
-                        nw.nonsingular(residual)
-                    };
+                let well_conditioned = rel >= INFINITY_TOL && cond <= CLUSTER_SINGULAR_COND && {
+                    let (_, residual) = self.affine(&y);
+                    nw.nonsingular(residual)
+                };
                 // Anything else is refined in double-double: an ill-conditioned nonsingular
                 // solution (κ ≥ 1e12) to full accuracy, so that it is not merged with a
                 // neighbour 1e-7 away; one of norm above 1/INFINITY_TOL, that double
@@ -651,7 +655,7 @@ impl<'a> Refiner<'a> {
                     // solution is proven nonsingular in double-double, so that a path that
                     // jumped to it is re-tracked rather than counted as a double root
                     // (chandra-11 seed 2: κ = 2e13, Newton in double converged).
-                    let dd = if nonsingular && cond <= crate::report::CLUSTER_SINGULAR_COND {
+                    let dd = if nonsingular && cond <= CLUSTER_SINGULAR_COND {
                         None
                     } else if nonsingular {
                         self.finish_dd(&mut ep, &y)

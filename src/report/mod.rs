@@ -32,11 +32,7 @@ pub const DEDUP_TOL_MAX: f64 = 1e-5;
 pub const DEDUP_ERROR_FACTOR: f64 = 2.0;
 /// Relative imaginary part below which a solution is real.
 pub const REAL_TOL: f64 = 1e-8;
-/// Several paths ending at one "nonsingular" solution after recovery make it singular (of
-/// multiplicity = the number of paths) when its condition number exceeds this: a double
-/// root that Newton approached to `√ε` has κ ≈ 1e7–1e8, while jumped paths land on
-/// well-conditioned solutions.
-pub const CLUSTER_SINGULAR_COND: f64 = 1e6;
+pub use crate::post::CLUSTER_SINGULAR_COND;
 
 /// A root count (total degree, mixed volume, Bézout number) as JSON: an integer up to
 /// 2^64 − 1, above that a string of its decimal digits (`"1267650600228229401496703205376"`),

@@ -25,9 +25,9 @@
 //!
 //! Deterministic: the same start point gives the same result.
 
+use crate::eval::dd::dd_norm;
 use crate::eval::dd::{Cdd, Dd};
 use crate::eval::dd_homotopy::{DdHomotopy, DdValues};
-use crate::post::dd_newton::dd_norm;
 use num_complex::Complex64 as C64;
 
 /// The double tracker keeps its last point with `s = −τ ≥` this as the start of a tracking
