@@ -309,15 +309,15 @@ fn run_family(a: &SolveArgs, fam: &Family) -> Result<i32> {
         }
         _ => None,
     };
-    let start = match &f.from {
-        Some(from) => Some(startfile::read(from, &fam.variables, names)?),
-        None => None,
-    };
-    if start.is_some() && targets.is_none() {
+    if f.from.is_some() && targets.is_none() {
         return Err(Error::Usage(
             "--from: give the target parameters with --params or --params-file".into(),
         ));
     }
+    let start = match &f.from {
+        Some(from) => Some(startfile::read(from, &fam.variables, names)?),
+        None => None,
+    };
     let (opts, mut backend) = setup(a, fam.n())?;
     let mut rng = rng_for(a.seed);
     let clock = std::time::Instant::now();
