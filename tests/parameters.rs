@@ -393,3 +393,43 @@ fn bad_parameter_input_is_a_clear_error() {
     let e = fails(c);
     assert!(e.contains("has parameters (k1, k2, k3, k4, T)"), "{e}");
 }
+
+/// A real sweep through a branch point: `x² = a` from `a = 1` to real targets on both sides
+/// of `a = 0`, where the two solutions meet. The straight segment passes through `a = 0`;
+/// the γ-bent path (`Family::path_homotopy`) goes around it, so both solutions arrive, as
+/// `±√a`, for every seed.
+#[test]
+fn real_sweep_through_a_branch_point() {
+    let fam = Family::parse(
+        "variables: [x, y]\nparameters: [a]\nequations: [\"x^2 - a\", \"y - x - a\"]\n",
+        "sweep.yaml",
+    )
+    .unwrap()
+    .unwrap();
+    let one = C64::new(1.0, 0.0);
+    let start = vec![vec![one, one + one], vec![-one, C64::new(0.0, 0.0)]];
+    let mut backend = pathtrack::backend::cpu::CpuBackend::new(0).unwrap();
+    for seed in 1..=4u64 {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        for a in [0.5, -0.5, -2.0, 3.0] {
+            let p1 = [C64::new(a, 0.0)];
+            let gamma = params::random_gamma(&mut rng);
+            let (_, ends) = params::track_collect(
+                &fam,
+                &start,
+                &[one],
+                &p1,
+                gamma,
+                &SolveOptions::default(),
+                &mut backend,
+            )
+            .unwrap();
+            let got = params::nonsingular_points(&ends);
+            let r = C64::new(a, 0.0).sqrt();
+            let want = vec![vec![r, r + a], vec![-r, -r + a]];
+            if let Err(e) = same_solutions(&got, &want, 1e-10) {
+                panic!("seed {seed}, a = {a}: {e}");
+            }
+        }
+    }
+}

@@ -145,8 +145,8 @@ pub fn run(a: &MonodromyArgs) -> Result<i32> {
         });
         println!("{out}");
     } else {
-        print!(
-            "pathtrack monodromy: {} ({} variables, {} parameters)\n",
+        println!(
+            "pathtrack monodromy: {} ({} variables, {} parameters)",
             family.name,
             family.n(),
             family.m()

@@ -136,7 +136,8 @@ pub fn start_pair(family: &Family, rng: &mut impl rand::Rng) -> Result<(Vec<C64>
         let svd = a.clone().svd(true, true);
         let smax = svd.singular_values.max();
         let smin = svd.singular_values.min();
-        if !(smin > 1e-10 * smax) {
+        // a NaN (no parameter determined) counts as rank-deficient too
+        if smin.is_nan() || smin <= 1e-10 * smax {
             continue;
         }
         let rhs = DMatrix::from_iterator(n, 1, b.iter().map(|v| -v));
