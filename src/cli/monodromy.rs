@@ -36,8 +36,9 @@ pub struct MonodromyArgs {
     /// `pathtrack solve FILE --from SOLS.jsonl --params …`.
     #[arg(short, long)]
     pub output: Option<std::path::PathBuf>,
-    /// Where paths are tracked.
-    #[arg(long, value_enum, default_value = "cpu")]
+    /// Where paths are tracked (auto: for each loop's edge the CPU when it finishes before
+    /// the GPU would start, else the GPU when one is present).
+    #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendKind,
     /// GPU to use with `--backend cuda|auto`.
     #[arg(long, default_value_t = 0)]

@@ -74,11 +74,8 @@ pub fn run(a: &SolveArgs) -> Result<Option<i32>> {
         None
     };
     let origin = a.file.display().to_string();
-    // A cheap look before parsing: a plain run of a file without a `parameters` key.
-    let maybe_family = text.as_deref().is_some_and(|t| {
-        t.lines()
-            .any(|l| l.starts_with("parameters") && l[10..].trim_start().starts_with(':'))
-    });
+    // A cheap look before parsing: a plain run of a file without the word is no family.
+    let maybe_family = text.as_deref().is_some_and(|t| t.contains("parameters"));
     if !f.any() && !maybe_family {
         return Ok(None);
     }
@@ -409,7 +406,11 @@ fn run_family(a: &SolveArgs, fam: &Family) -> Result<i32> {
             &opts,
             backend.as_mut(),
             &mut obs,
-        )?;
+        )
+        .map_err(|e| match e {
+            Error::Usage(m) if several => Error::Usage(format!("target {k}: {m}")),
+            e => e,
+        })?;
         if let Some(p) = obs.progress.take() {
             p.finish();
         }
