@@ -219,7 +219,9 @@ fn cli_targets_file_matches_solves_at_each_row() {
         .arg("--params-file")
         .arg(&csv)
         .arg("-o")
-        .arg(&out);
+        .arg(&out)
+        .arg("--solutions")
+        .arg(dir.join("distinct.jsonl"));
     let s = json_of(c);
     assert_eq!(s["start"], "parameter");
     assert_eq!(s["start_parameters"], p0);
@@ -255,6 +257,23 @@ fn cli_targets_file_matches_solves_at_each_row() {
         for l in ls.iter().filter(|l| l["target"] == k as u64) {
             assert_eq!(l["parameters"], d["parameters"], "target {k}'s values");
         }
+    }
+    // the distinct solutions of each target, with its row and values
+    let distinct = lines(&dir.join("distinct.jsonl"));
+    for (k, t) in targets.iter().enumerate() {
+        let mine: Vec<&Value> = distinct
+            .iter()
+            .filter(|l| l["target"] == k as u64)
+            .collect();
+        let nonsingular = mine.iter().filter(|l| l["status"] == "nonsingular").count();
+        assert_eq!(
+            nonsingular as u64,
+            t["nonsingular"].as_u64().unwrap(),
+            "target {k}"
+        );
+        assert!(mine
+            .iter()
+            .all(|l| l["parameters"] == mine[0]["parameters"]));
     }
     // --params-file without --from: a random member is solved first
     let mut c = bin();
