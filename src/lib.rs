@@ -14,6 +14,7 @@ pub mod eval;
 pub mod gpu;
 pub mod homotopy;
 pub mod linalg;
+pub mod params;
 pub mod post;
 pub mod report;
 pub mod solver;

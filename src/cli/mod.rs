@@ -30,6 +30,8 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Prove solutions in interval arithmetic (Krawczyk): unique root nearby, distinct, real.
     Certify(certify::CertifyArgs),
+    /// All solutions of a generic member of a family with parameters, by monodromy loops.
+    Monodromy(monodromy::MonodromyArgs),
 }
 
 pub mod bench;
@@ -40,6 +42,7 @@ pub mod count;
 pub mod external;
 pub mod generate;
 pub mod m2;
+pub mod monodromy;
 pub mod outputs;
 pub mod phc;
 pub mod pipe;
@@ -50,7 +53,15 @@ pub mod solve_bench;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
 const SUBCOMMANDS: &[&str] = &[
-    "solve", "generate", "count", "rref", "bench", "convert", "certify", "help",
+    "solve",
+    "generate",
+    "count",
+    "rref",
+    "bench",
+    "convert",
+    "certify",
+    "monodromy",
+    "help",
 ];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
@@ -90,6 +101,7 @@ pub fn run_args(args: Vec<String>) -> i32 {
         Command::Rref(a) => rref::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Certify(a) => certify::run(a),
+        Command::Monodromy(a) => monodromy::run(a),
     };
     match result {
         Ok(code) => code,

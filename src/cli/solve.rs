@@ -110,9 +110,15 @@ pub struct SolveArgs {
     /// certified_radius to each line of -o.
     #[arg(long)]
     pub certify: bool,
+    #[command(flatten)]
+    pub family: crate::params::cli::FamilyArgs,
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
+    // Systems with parameters and given start solutions: docs/parameters.md.
+    if let Some(code) = crate::params::cli::run(a)? {
+        return Ok(code);
+    }
     // Every output is checked before any work: a solve is not lost to a path at the end.
     super::outputs::check(
         Some(&a.file),

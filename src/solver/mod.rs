@@ -307,6 +307,9 @@ pub struct SolveOptions {
     /// output is the same either way. Default: on, unless the environment sets
     /// `PATHTRACK_EARLY_RECOVERY=0`.
     pub early_recovery: bool,
+    /// Track these start points along this homotopy instead of a start system of `start`
+    /// (parameter homotopies and user start systems, [`crate::params`]).
+    pub given: Option<Arc<crate::params::GivenStart>>,
 }
 
 impl Default for SolveOptions {
@@ -322,6 +325,7 @@ impl Default for SolveOptions {
             only: None,
             limits: Default::default(),
             early_recovery: early::enabled(),
+            given: None,
         }
     }
 }
@@ -386,6 +390,11 @@ pub fn solve(
     let kind = resolved.kind;
     let start_reason = resolved.reason;
     let (start, paths) = match kind {
+        _ if opts.given.is_some() => {
+            let given = opts.given.clone().expect("checked");
+            let count = given.points.len() as u128;
+            (Start::Given(given), count)
+        }
         StartKind::TotalDegree => {
             let td = TotalDegree::new(system, &mut rng)?;
             let count = td.path_count();
@@ -641,7 +650,10 @@ pub fn solve(
         phases,
         backend: backend.name(),
         kernels: backend.setup_note(),
-        start: kind.name().into(),
+        start: match &start {
+            Start::Given(g) => g.name.clone(),
+            _ => kind.name().into(),
+        },
         start_reason,
         seed: opts.seed,
         root_counts,
@@ -667,6 +679,9 @@ fn resolve_start(
         partition: None,
         reason: reason.map(String::from),
     };
+    if let Some(given) = &opts.given {
+        return Ok(fixed(opts.start, Some(&given.reason)));
+    }
     if opts.start != StartKind::Auto {
         return Ok(fixed(opts.start, None));
     }
@@ -798,6 +813,7 @@ enum Start {
     Td(TotalDegree),
     Poly(Arc<Polyhedral>),
     Mhom(MhomStart),
+    Given(Arc<crate::params::GivenStart>),
 }
 
 impl Start {
@@ -806,6 +822,7 @@ impl Start {
             Start::Td(td) => &td.homotopy,
             Start::Poly(p) => &p.homotopy,
             Start::Mhom(m) => &m.homotopy,
+            Start::Given(g) => &g.homotopy,
         }
     }
 
@@ -878,6 +895,7 @@ impl Start {
                     });
                 (&m.homotopy, Box::new(starts))
             }
+            Start::Given(g) => (&g.homotopy, Box::new(g.start_points(only))),
             Start::Poly(poly) => {
                 // its iterator keeps the error that ends it early, checked once tracked
                 let mut starts = poly.start_points(only);

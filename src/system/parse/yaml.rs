@@ -3,6 +3,7 @@
 //! name: katsura2            # optional
 //! description: free text    # optional
 //! variables: [u0, u1, u2]   # required
+//! parameters: [a, b]        # optional: names that may stand wherever a coefficient may
 //! equations:                # required, one string (or number) per polynomial
 //!   - "u0 + 2*u1 + 2*u2 - 1"
 //! ```
@@ -18,7 +19,13 @@ use crate::system::System;
 use serde_yaml_ng::Value;
 use std::collections::HashMap;
 
-const KEYS: [&str; 4] = ["name", "description", "variables", "equations"];
+const KEYS: [&str; 5] = [
+    "name",
+    "description",
+    "variables",
+    "parameters",
+    "equations",
+];
 
 /// Byte offset of the top-level key `key:` in `text` (a line starting with it).
 fn key_offset(text: &str, key: &str) -> Option<usize> {
@@ -97,8 +104,30 @@ fn describe(v: &Value) -> &'static str {
     }
 }
 
-/// Parses a system in the YAML format; `origin` names the file in errors.
+/// Parses a system in the YAML format; `origin` names the file in errors. A file with a
+/// `parameters` key is an error here: it is a family, read by [`parse_parametric`].
 pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
+    let (system, parameters) = parse_parametric(text, origin)?;
+    if !parameters.is_empty() {
+        let e = InputError::new(
+            origin,
+            format!(
+                "the system has parameters ({}): solve it with `pathtrack solve` (at given or \
+                 random parameter values) or `pathtrack monodromy`; this command needs a system \
+                 without parameters",
+                parameters.join(", ")
+            ),
+        );
+        return Err(at_offset(e, text, key_offset(text, "parameters")));
+    }
+    Ok(system)
+}
+
+/// Parses a YAML system that may have a `parameters` list: returns the system, whose
+/// `variables` are the unknowns only while each equation's exponent vectors have one entry
+/// per unknown followed by one per parameter, and the parameter names (empty without the
+/// key). `crate::params::Family` splits such a system into coefficients in the parameters.
+pub fn parse_parametric(text: &str, origin: &str) -> Result<(System, Vec<String>), InputError> {
     let value: Value = serde_yaml_ng::from_str(text).map_err(|e| {
         let msg = e.to_string();
         let ie = InputError::new(origin, format!("malformed YAML: {}", strip_location(&msg)));
@@ -130,6 +159,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
     let mut name = None;
     let mut description = None;
     let mut variables = None;
+    let mut parameters = None;
     let mut equations = None;
     for (k, v) in map {
         let key = match k {
@@ -145,6 +175,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
             "name" => name = Some(v),
             "description" => description = Some(v),
             "variables" => variables = Some(v),
+            "parameters" => parameters = Some(v),
             "equations" => equations = Some(v),
             _ => {
                 let e = InputError::new(
@@ -249,6 +280,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
             var_key,
         ));
     }
+    let params = parameter_names(parameters, text, origin, &mut index)?;
 
     // Equations.
     let eq_key = key_offset(text, "equations");
@@ -294,6 +326,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
     }
     let mut search_from = eq_key.map_or(0, |o| o + "equations".len());
     let mut polys = Vec::with_capacity(n);
+    let nm = n + params.len();
     for (k, item) in eq_items.into_iter().enumerate() {
         let src = match item {
             Value::String(s) => s,
@@ -354,7 +387,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
                 }
             }
         };
-        let poly = expr::parse_expr(&src, &index, n).map_err(|e| place(e.offset, e.message))?;
+        let poly = expr::parse_expr(&src, &index, nm).map_err(|e| place(e.offset, e.message))?;
         if poly.terms.is_empty() {
             return Err(place(
                 0,
@@ -363,10 +396,81 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
         }
         polys.push(poly);
     }
-    Ok(System {
-        name,
-        description,
-        variables: names,
-        equations: polys,
-    })
+    Ok((
+        System {
+            name,
+            description,
+            variables: names,
+            equations: polys,
+        },
+        params,
+    ))
+}
+
+/// The `parameters` list (absent: none): names checked like variable names, distinct from
+/// each other and from the variables, added to `index` after the variables.
+fn parameter_names(
+    value: Option<Value>,
+    text: &str,
+    origin: &str,
+    index: &mut HashMap<String, usize>,
+) -> Result<Vec<String>, InputError> {
+    let key = key_offset(text, "parameters");
+    let items = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Sequence(s)) => s,
+        Some(other) => {
+            return Err(at_offset(
+                InputError::new(
+                    origin,
+                    format!(
+                        "'parameters' must be a list of names such as [a, b], found {}",
+                        describe(&other)
+                    ),
+                ),
+                text,
+                key,
+            ))
+        }
+    };
+    let mut names = Vec::with_capacity(items.len());
+    let mut search_from = key.map_or(0, |o| o + "parameters".len());
+    for (j, item) in items.into_iter().enumerate() {
+        let s = match item {
+            Value::String(s) => s,
+            other => {
+                return Err(at_offset(
+                    InputError::new(
+                        origin,
+                        format!(
+                            "parameter {} must be a name, found {}",
+                            j + 1,
+                            describe(&other)
+                        ),
+                    ),
+                    text,
+                    key,
+                ))
+            }
+        };
+        let pos = find_word(text, search_from, &s);
+        if let Some(p) = pos {
+            search_from = p + s.len();
+        }
+        if let Err(msg) = check_variable_name(&s) {
+            let msg = msg.replace("variable", "parameter");
+            return Err(at_offset(InputError::new(origin, msg), text, pos.or(key)));
+        }
+        if index.contains_key(&s) {
+            let what = if names.contains(&s) {
+                format!("duplicate parameter name '{s}'")
+            } else {
+                format!("'{s}' is both a variable and a parameter")
+            };
+            return Err(at_offset(InputError::new(origin, what), text, pos.or(key)));
+        }
+        index.insert(s.clone(), index.len());
+        names.push(s);
+    }
+    Ok(names)
 }
