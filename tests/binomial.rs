@@ -120,7 +120,7 @@ fn cells_to_start_points() {
             lb.push((-coeffs[g][a0] / coeffs[g][a1]).ln());
         }
         let sols = binomial_solutions(&v, &lb).unwrap();
-        assert_eq!(sols.len() as u64, cell.volume);
+        assert_eq!(sols.len() as u128, cell.volume);
         for z in &sols {
             let x: Vec<Complex64> = z.iter().map(|c| c.exp()).collect();
             for e in 0..n {

@@ -470,3 +470,46 @@ fn rref_refuses_integers_beyond_doubles_and_scales_tiny_matrices() {
         assert_eq!(vals, ["1", "0", "0", "1"], "diag({a}, {b}): {text}");
     }
 }
+
+/// `x_k^D·x_{k+1} + x_{k+2} − 1` (cyclic indices), D = 2^20: mixed volume about D^n. With
+/// n = 4 it is ≈ 2^80: `count` reports it (and the total degree and m-hom number) as
+/// decimal strings, exact to the digit of the total degree's `(D+1)^4`; with n = 8 a cell's
+/// determinant passes 2^127 and the run stops with a usage error (exit 2) that says so,
+/// never an internal error.
+#[test]
+fn mixed_volumes_beyond_2_64_are_counted_and_beyond_2_127_refused() {
+    let dir = scratch("bigcells");
+    let system = |n: usize| {
+        let vars: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+        let mut s = format!("variables: [{}]\nequations:\n", vars.join(", "));
+        for k in 0..n {
+            s += &format!(
+                "  - \"x{k}^1048576*x{} + x{} - 1\"\n",
+                (k + 1) % n,
+                (k + 2) % n
+            );
+        }
+        s
+    };
+    let f = write(&dir, "big4.yaml", &system(4));
+    let o = run(&["count", &f, "--json"]);
+    no_panic(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = json(&o);
+    let td = num_bigint::BigUint::from(1048577u32).pow(4).to_string();
+    assert_eq!(c["total_degree"], serde_json::json!(td), "{c}");
+    let mv: num_bigint::BigUint = c["mixed_volume"]
+        .as_str()
+        .expect("a string")
+        .parse()
+        .unwrap();
+    assert!(
+        mv > num_bigint::BigUint::from(u64::MAX) && mv.to_string() <= td,
+        "{c}"
+    );
+    let f = write(&dir, "big8.yaml", &system(8));
+    let o = run(&["count", &f]);
+    no_panic(&o);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("exceeds 2^127"), "{}", stderr(&o));
+}

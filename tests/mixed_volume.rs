@@ -184,7 +184,7 @@ fn independent_liftings_agree() {
             let mut sum = 0u128;
             let st = mixed_cells(&s, &l, THREADS, &mut |c| {
                 check_cell(&s, &l, &c);
-                sum += c.volume as u128;
+                sum += c.volume;
                 ControlFlow::Continue(())
             })
             .unwrap();

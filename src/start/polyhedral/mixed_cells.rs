@@ -38,7 +38,7 @@ pub struct MixedCell {
     pub denominator: i128,
     /// `|det V|`, `V` the `n × n` matrix of rows `a1 − a0`: the number of solutions of the
     /// cell's binomial system, and the cell's contribution to the mixed volume.
-    pub volume: u64,
+    pub volume: u128,
     /// For a [`Lifting::stable`] lifting: the normal `β` (numerators, denominator) of the
     /// coarse Huber–Sturmfels cell containing this cell; `None` otherwise.
     pub coarse_normal: Option<(Vec<i128>, i128)>,
@@ -667,11 +667,9 @@ impl<'a> Ctx<'a> {
             let (g, _) = self.slots[d];
             let k = self.s.equations[g].len();
             let pts = &node.chosen[d..d + k + 1];
-            let hb = height(g, pts[0])
-                .ok_or_else(|| CellError::Internal("inner normal height overflows i128".into()))?;
+            let hb = height(g, pts[0]).ok_or_else(|| too_large("inner normal height"))?;
             for q in 0..self.s.groups[g].len() {
-                let h = height(g, q)
-                    .ok_or_else(|| CellError::Internal("height overflows i128".into()))?;
+                let h = height(g, q).ok_or_else(|| too_large("height"))?;
                 let on = pts.contains(&q);
                 if (on && h != hb) || h < hb {
                     return Ok(None);
@@ -694,11 +692,14 @@ impl<'a> Ctx<'a> {
         if let Some(t) = tie {
             return Err(CellError::NonGeneric(t));
         }
-        let vol = vol_known
-            .or_else(|| exact::abs_det(&v))
-            .ok_or_else(|| CellError::Internal("cell volume overflows u128".into()))?;
-        let volume = u64::try_from(vol)
-            .map_err(|_| CellError::Internal("cell volume overflows u64".into()))?;
+        // Beyond u128 no root count is represented (the degrees' product alone is then
+        // above 2^128): a limit of the input, said as such.
+        let volume = vol_known.or_else(|| exact::abs_det(&v)).ok_or_else(|| {
+            CellError::Input(format!(
+                "a mixed cell's volume exceeds 2^128: the root count is beyond what pathtrack \
+                 represents"
+            ))
+        })?;
         let coarse_normal = match &self.lift.coarse {
             None => None,
             Some(coarse) => Some(self.coarse_normal(node, &v, &rows_pts, coarse)?),
@@ -760,7 +761,7 @@ impl<'a> Ctx<'a> {
             while i < c.len() && c[i].0 == r {
                 sum = sum
                     .checked_add(c[i].1)
-                    .ok_or_else(|| CellError::Internal("tie check overflows i128".into()))?;
+                    .ok_or_else(|| too_large("tie check"))?;
                 i += 1;
             }
             if sum != 0 {
@@ -789,7 +790,7 @@ impl<'a> Ctx<'a> {
             match exact::det::<i128>(m) {
                 Ok(d) => Ok(d),
                 Err(Overflow) => num_traits::ToPrimitive::to_i128(&super::modular::det_modular(m))
-                    .ok_or_else(|| CellError::Internal("coarse normal overflows i128".into())),
+                    .ok_or_else(|| too_large("coarse normal")),
             }
         };
         let mut den = det_i(v)?;
@@ -896,7 +897,7 @@ fn det_i128(m: &[Vec<i64>]) -> Result<i128, CellError> {
         Err(Overflow) => exact::det::<BigInt>(m)
             .ok()
             .and_then(|d| num_traits::ToPrimitive::to_i128(&d))
-            .ok_or_else(|| CellError::Internal("determinant overflows i128".into())),
+            .ok_or_else(|| too_large("determinant")),
     }
 }
 
@@ -1326,9 +1327,10 @@ fn enumerate(
     };
     let mut deliver = |cell: MixedCell, stats: &mut CellStats| -> ControlFlow<()> {
         stats.cells += 1;
-        stats.mixed_volume += cell.volume as u128;
+        // Saturating: a sum beyond 2^128 − 1 is reported as that (no path count reaches it).
+        stats.mixed_volume = stats.mixed_volume.saturating_add(cell.volume);
         if cell.is_stable() {
-            stats.stable_volume += cell.volume as u128;
+            stats.stable_volume = stats.stable_volume.saturating_add(cell.volume);
         }
         if on_cell(cell).is_break() {
             stats.stopped = true;
@@ -1408,4 +1410,12 @@ fn enumerate(
     stats.ties = ctx.ties.load(Ordering::Relaxed);
     stats.seconds = start.elapsed().as_secs_f64();
     Ok(stats)
+}
+
+/// Exact integer arithmetic out of range (exponents or liftings so large that a
+/// determinant or height passes 2^127): a limit of the input, said as such (exit code 2).
+fn too_large(what: &str) -> CellError {
+    CellError::Input(format!(
+        "exponents too large for exact arithmetic: a {what} exceeds 2^127"
+    ))
 }

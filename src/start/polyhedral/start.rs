@@ -304,7 +304,7 @@ impl Polyhedral {
         let (lifts, tau0) = self.cell_lifts(cell)?;
         let lifts: Arc<[f64]> = lifts.into();
         let (v, log_b) = self.binomial(cell)?;
-        let mut out = Vec::with_capacity(cell.volume as usize);
+        let mut out = Vec::with_capacity(cell.volume.min(1 << 16) as usize);
         for_each_binomial_solution(&v, &log_b, &mut |z| {
             let mut y = z.to_vec();
             y.push(C64::new(0.0, 0.0));
@@ -335,7 +335,8 @@ impl Polyhedral {
                     return ControlFlow::Continue(());
                 }
                 let first = next;
-                next += cell.volume;
+                // Path ids are u64; a solve never gets here with more paths (the limits).
+                next = next.saturating_add(u64::try_from(cell.volume).unwrap_or(u64::MAX));
                 let wanted = |p: u64| {
                     only.as_ref()
                         .is_none_or(|ids| ids.binary_search(&p).is_ok())
