@@ -30,6 +30,12 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Prove solutions in interval arithmetic (Krawczyk): unique root nearby, distinct, real.
     Certify(certify::CertifyArgs),
+    /// Witness point sets of the solution sets of every dimension (any number of equations).
+    Witness(witness::WitnessArgs),
+    /// Numerical irreducible decomposition: components by dimension and degree.
+    Decompose(witness::DecomposeArgs),
+    /// Whether a point lies on a solution component (homotopy membership test).
+    Member(witness::MemberArgs),
 }
 
 pub mod bench;
@@ -47,10 +53,21 @@ pub mod resources;
 pub mod rref;
 pub mod solve;
 pub mod solve_bench;
+pub mod witness;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
 const SUBCOMMANDS: &[&str] = &[
-    "solve", "generate", "count", "rref", "bench", "convert", "certify", "help",
+    "solve",
+    "generate",
+    "count",
+    "rref",
+    "bench",
+    "convert",
+    "certify",
+    "help",
+    "witness",
+    "decompose",
+    "member",
 ];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
@@ -90,6 +107,9 @@ pub fn run_args(args: Vec<String>) -> i32 {
         Command::Rref(a) => rref::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Certify(a) => certify::run(a),
+        Command::Witness(a) => witness::run_witness(a),
+        Command::Decompose(a) => witness::run_decompose(a),
+        Command::Member(a) => witness::run_member(a),
     };
     match result {
         Ok(code) => code,

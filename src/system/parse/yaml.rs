@@ -99,6 +99,19 @@ fn describe(v: &Value) -> &'static str {
 
 /// Parses a system in the YAML format; `origin` names the file in errors.
 pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
+    parse_with(text, origin, true)
+}
+
+/// Parses a system in the YAML format with any number of equations (at least one):
+/// over- and underdetermined systems for `solve` and `witness` (the `System` then has
+/// `equations.len() != variables.len()`).
+pub fn parse_rectangular(text: &str, origin: &str) -> Result<System, InputError> {
+    parse_with(text, origin, false)
+}
+
+/// [`parse`] (`square`: the equations must be as many as the variables) or
+/// [`parse_rectangular`].
+fn parse_with(text: &str, origin: &str, square: bool) -> Result<System, InputError> {
     let value: Value = serde_yaml_ng::from_str(text).map_err(|e| {
         let msg = e.to_string();
         let ie = InputError::new(origin, format!("malformed YAML: {}", strip_location(&msg)));
@@ -278,7 +291,14 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
         }
     };
     let n = names.len();
-    if eq_items.len() != n {
+    if !square && eq_items.is_empty() {
+        return Err(at_offset(
+            InputError::new(origin, "'equations' is empty"),
+            text,
+            eq_key,
+        ));
+    }
+    if square && eq_items.len() != n {
         return Err(at_offset(
             InputError::new(
                 origin,
