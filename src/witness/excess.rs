@@ -151,3 +151,39 @@ mod tests {
         assert!((dd_relative_residual(&sys, &off) - direct).abs() < 1e-12 * direct);
     }
 }
+
+impl Overdetermined {
+    /// The key `excess` for an endpoint's JSON line: whether a finite endpoint of the
+    /// square system fails the original equations (absent for other endpoints).
+    pub fn endpoint_keys(
+        &self,
+        e: &crate::post::Endpoint,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        if let (true, Some(x)) = (e.status.is_finite(), &e.coordinates) {
+            m.insert("excess".into(), (!self.solves_original(x)).into());
+        }
+        m
+    }
+
+    /// Removes the excess solutions from `summary` (its solutions and the counts of
+    /// finite, nonsingular, singular and real ones); returns how many there were.
+    pub fn remove_excess(&self, summary: &mut crate::report::Summary) -> u64 {
+        let (kept, excess): (Vec<_>, Vec<_>) = std::mem::take(&mut summary.solutions)
+            .into_iter()
+            .partition(|s| self.solves_original(&s.coordinates));
+        for s in &excess {
+            summary.finite -= 1;
+            match s.status {
+                crate::post::Status::Nonsingular => summary.nonsingular -= 1,
+                _ => summary.singular -= 1,
+            }
+            if s.real {
+                summary.real -= 1;
+            }
+        }
+        summary.solutions = kept;
+        summary.system = self.original.name.clone();
+        excess.len() as u64
+    }
+}
