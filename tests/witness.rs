@@ -7,7 +7,7 @@ use pathtrack::system::System;
 use pathtrack::witness::decompose::{
     decompose_set, isolated_components, Component, DecomposeOptions,
 };
-use pathtrack::witness::membership::on_set;
+use pathtrack::witness::membership::{on_set, on_set_by_all_points, on_set_by_one_path};
 use pathtrack::witness::moving::Mover;
 use pathtrack::witness::sets::{witness_sets, DimensionReport, WitnessOptions};
 use pathtrack::witness::WitnessSet;
@@ -234,15 +234,24 @@ fn membership_names_dimension_and_component() {
         .unwrap();
     for (i, m) in moved.iter().enumerate() {
         let p = m.x.as_ref().expect("moved point");
-        let hit = on_set(&mut mover, w, p, 5).unwrap().expect("on the curve");
         let comp_of = |k: usize| comps.iter().position(|c| c.points.contains(&k));
+        // All witness points moved to slices through p, and p alone moved back: both
+        // reach p's component.
+        let all = on_set_by_all_points(&mut mover, w, p, 5)
+            .unwrap()
+            .expect("on the curve");
         assert_eq!(
-            comp_of(hit),
+            comp_of(all),
             comp_of(i),
-            "point {i} reached from witness point {hit}"
+            "point {i} reached from witness point {all}"
         );
+        let one = on_set_by_one_path(&mut mover, w, p, 5)
+            .unwrap()
+            .expect("one path");
+        assert_eq!(one, i, "point {i} moved back");
+        assert_eq!(on_set(&mut mover, w, p, 5).unwrap(), Some(one));
     }
-    // Off the curve: a solution of three of the four equations only.
+    // Near the curve, off it.
     let p = &moved[0].x.clone().unwrap();
     let q: Vec<C64> = p.iter().map(|z| z * C64::new(1.01, 0.0)).collect();
     assert!(on_set(&mut mover, w, &q, 5).unwrap().is_none());
@@ -399,4 +408,30 @@ fn witness_file_is_reused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cubic-witness.json"));
+}
+
+/// cyclic-4 has no isolated solution: `solve` ends 16 paths at 8 singular points of its
+/// curve; with the curve's witness file they are all positive-dimensional.
+#[test]
+fn solve_labels_points_of_the_curve() {
+    let w = temp("c4-witness.json", "");
+    let ws = w.to_str().unwrap();
+    json_of(&["witness", "cyclic4", "--json", "-q", "-o", ws]);
+    let plain = json_of(&["solve", "cyclic4", "--json", "-q"]);
+    assert!(plain["singular"].as_u64().unwrap() > 0);
+    let s = json_of(&["solve", "cyclic4", "--json", "-q", "--witness", ws]);
+    assert_eq!(s["positive_dimensional"], plain["singular"]);
+    assert_eq!(
+        (s["singular"].as_u64(), s["finite"].as_u64()),
+        (Some(0), Some(0))
+    );
+    // cyclic-5's 70 nonsingular solutions stay (its witness sets are empty above 0).
+    let w5 = temp("c5-witness.json", "");
+    let w5s = w5.to_str().unwrap();
+    json_of(&["witness", "cyclic5", "--json", "-q", "-o", w5s]);
+    let s = json_of(&["solve", "cyclic5", "--json", "-q", "--witness", w5s]);
+    assert_eq!(
+        (s["finite"].as_u64(), s["positive_dimensional"].as_u64()),
+        (Some(70), Some(0))
+    );
 }

@@ -110,6 +110,11 @@ pub struct SolveArgs {
     /// certified_radius to each line of -o.
     #[arg(long)]
     pub certify: bool,
+    /// A witness file of the system (from `pathtrack witness -o`): singular solutions on its
+    /// positive-dimensional components are no isolated solutions, and are counted as
+    /// positive_dimensional instead (membership test, docs/witness.md).
+    #[arg(long)]
+    pub witness: Option<std::path::PathBuf>,
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
@@ -131,6 +136,11 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     let loaded = crate::system::parse::load_named_rectangular(&a.file)?;
     // More equations than variables: n random combinations are solved (docs/witness.md).
     let over = crate::witness::excess::Overdetermined::new(&loaded, a.seed)?;
+    let witness = match &a.witness {
+        Some(w) => Some(crate::witness::file::WitnessFile::read(w, &loaded)?),
+        None => None,
+    };
+    let witness = witness.map(|w| (w, loaded.clone()));
     let system = over.as_ref().map_or(loaded, |o| o.square.clone());
     if let Some(w) = crate::linalg::rref::dependent::dependency_warning(&system, a.seed) {
         eprintln!("{w}");
@@ -212,6 +222,16 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     };
     let mut summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
     let excess = over.as_ref().map(|o| o.remove_excess(&mut summary));
+    let positive_dimensional = match &witness {
+        Some((w, original)) => Some(crate::witness::label::remove_positive_dimensional(
+            original,
+            w,
+            &mut summary,
+            backend.as_mut(),
+            &opts.tracker,
+        )?),
+        None => None,
+    };
     obs.progress.finish();
     obs.writer.finish()?;
     if let Some(path) = &a.solutions {
@@ -243,6 +263,10 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             let equations = o.original.equations.len();
             line.push_str(&format!(",\"equations\":{equations},\"excess\":{k}}}"));
         }
+        if let Some(k) = positive_dimensional {
+            line.pop();
+            line.push_str(&format!(",\"positive_dimensional\":{k}}}"));
+        }
         println!("{line}");
     } else {
         print!("{}", summary_table(&summary));
@@ -251,6 +275,10 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
                 "{}",
                 crate::report::table_row("excess (solve R·F only)", &k.to_string())
             );
+        }
+        if let Some(k) = positive_dimensional {
+            let key = "on positive-dimensional components";
+            print!("{}", crate::report::table_row(key, &k.to_string()));
         }
         if let Some((c, secs)) = &certified {
             print!(

@@ -19,6 +19,7 @@
 pub mod decompose;
 pub mod excess;
 pub mod file;
+pub mod label;
 pub mod membership;
 pub mod moving;
 pub mod sets;
