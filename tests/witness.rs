@@ -435,3 +435,34 @@ fn solve_labels_points_of_the_curve() {
         (Some(70), Some(0))
     );
 }
+
+/// cyclic-8 (Björck–Fröberg; PHCpack's demonstration of `phc -c`): its one-dimensional part
+/// has degree 144 and splits into 8 components of degree 16 and 8 of degree 2, besides 1,152
+/// isolated solutions. About 2.5 minutes on 2 cores, so not in the default run:
+/// `cargo test --release --test witness -- --ignored` (figures in docs/performance.md).
+#[test]
+#[ignore]
+fn cyclic8_decomposition() {
+    let sys = pathtrack::system::families::by_name("cyclic8")
+        .unwrap()
+        .unwrap();
+    let mut backend = CpuBackend::new(0).unwrap();
+    let o = WitnessOptions {
+        top: Some(1),
+        ..opts(1)
+    };
+    let (sets, _) = witness_sets(&sys, &o, &mut backend, &mut |_| {}).unwrap();
+    assert_eq!(degrees(&sets), vec![(1, 144), (0, 1152)]);
+    check_points(&sys, &sets);
+    let mut mover = Mover::new(
+        sets[0].randomization.apply(&sys),
+        sys.variables.clone(),
+        o.solve.tracker.clone(),
+        &mut backend,
+    );
+    let (comps, _) = decompose_set(&mut mover, &sets[0], &DecomposeOptions::default()).unwrap();
+    let mut degs: Vec<usize> = comps.iter().map(|c| c.degree).collect();
+    degs.sort_unstable();
+    assert_eq!(degs, [vec![2; 8], vec![16; 8]].concat());
+    assert!(comps.iter().all(|c| c.certified && c.multiplicity == 1));
+}

@@ -135,7 +135,11 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     let threads = super::resources::threads(a.threads);
     let loaded = crate::system::parse::load_named_rectangular(&a.file)?;
     // More equations than variables: n random combinations are solved (docs/witness.md).
-    let over = crate::witness::excess::Overdetermined::new(&loaded, a.seed)?;
+    let over = crate::witness::excess::Overdetermined::new(
+        &loaded,
+        a.seed,
+        &a.file.display().to_string(),
+    )?;
     let witness = match &a.witness {
         Some(w) => Some(crate::witness::file::WitnessFile::read(w, &loaded)?),
         None => None,

@@ -66,10 +66,9 @@ pub struct Overdetermined {
 /// The message for a system with fewer equations than variables.
 pub fn underdetermined_message(system: &System) -> String {
     format!(
-        "{}: {} equations in {} variables: every solution lies on a set of dimension at \
-         least {}, none is isolated; `pathtrack witness FILE` computes witness sets of the \
+        "{} equations in {} variables: every solution lies on a set of dimension at least \
+         {}, none is isolated; `pathtrack witness FILE` computes witness sets of the \
          solution sets by dimension (and `pathtrack decompose FILE` their components)",
-        system.name,
         system.equations.len(),
         system.n(),
         system.n() - system.equations.len()
@@ -77,11 +76,13 @@ pub fn underdetermined_message(system: &System) -> String {
 }
 
 impl Overdetermined {
-    /// `None` for a square system; an error (exit 2) for an underdetermined one.
-    pub fn new(system: &System, seed: u64) -> Result<Option<Overdetermined>> {
+    /// `None` for a square system; an input error naming `origin` (the file; exit 2) for
+    /// an underdetermined one.
+    pub fn new(system: &System, seed: u64, origin: &str) -> Result<Option<Overdetermined>> {
         let (big_n, n) = (system.equations.len(), system.n());
         if big_n < n {
-            return Err(Error::Usage(underdetermined_message(system)));
+            let message = underdetermined_message(system);
+            return Err(Error::Input(crate::error::InputError::new(origin, message)));
         }
         if big_n == n {
             return Ok(None);
