@@ -133,26 +133,6 @@ impl Overdetermined {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Double-double evaluation agrees with the direct one and resolves a residual that
-    /// cancels in double.
-    #[test]
-    fn dd_residual_resolves_cancellation() {
-        let sys =
-            crate::system::parse_str("variables: [x, y]\nequations: ['x^2 - 2', 'x*y - 1']", "t")
-                .unwrap();
-        let x = [C64::new(2f64.sqrt(), 0.0), C64::new(0.5f64.sqrt(), 0.0)];
-        let r = dd_relative_residual(&sys, &x);
-        assert!(r < 1e-15, "{r}");
-        let off = [C64::new(1.5, 0.0), C64::new(0.5, 0.0)];
-        let direct = sys.relative_residual(&off);
-        assert!((dd_relative_residual(&sys, &off) - direct).abs() < 1e-12 * direct);
-    }
-}
-
 impl Overdetermined {
     /// The key `excess` for an endpoint's JSON line: whether a finite endpoint of the
     /// square system fails the original equations (absent for other endpoints).
@@ -186,5 +166,25 @@ impl Overdetermined {
         summary.solutions = kept;
         summary.system = self.original.name.clone();
         excess.len() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Double-double evaluation agrees with the direct one and resolves a residual that
+    /// cancels in double.
+    #[test]
+    fn dd_residual_resolves_cancellation() {
+        let sys =
+            crate::system::parse_str("variables: [x, y]\nequations: ['x^2 - 2', 'x*y - 1']", "t")
+                .unwrap();
+        let x = [C64::new(2f64.sqrt(), 0.0), C64::new(0.5f64.sqrt(), 0.0)];
+        let r = dd_relative_residual(&sys, &x);
+        assert!(r < 1e-15, "{r}");
+        let off = [C64::new(1.5, 0.0), C64::new(0.5, 0.0)];
+        let direct = sys.relative_residual(&off);
+        assert!((dd_relative_residual(&sys, &off) - direct).abs() < 1e-12 * direct);
     }
 }
