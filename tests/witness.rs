@@ -466,3 +466,65 @@ fn cyclic8_decomposition() {
     assert_eq!(degs, [vec![2; 8], vec![16; 8]].concat());
     assert!(comps.iter().all(|c| c.certified && c.multiplicity == 1));
 }
+
+/// Bad requests end with exit code 2 and a message naming the flag or file and the cause.
+#[test]
+fn bad_requests_are_named() {
+    let f = temp(
+        "cubic-bad.yaml",
+        "variables: [x, y, z]\nequations: ['y - x^2', 'z - x*y', 'x*z - y^2']\n",
+    );
+    let fs = f.to_str().unwrap();
+    let fail = |args: &[&str], want: &str| {
+        let out = bin().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    };
+    fail(
+        &["witness", fs, "--top-dimension", "3"],
+        "--top-dimension 3",
+    );
+    fail(
+        &["witness", fs, "--top-dimension", "1", "--dimension", "2"],
+        "--dimension 2",
+    );
+    let w = temp("not-witness.json", "{\"format\": 3}");
+    let ws = w.to_str().unwrap();
+    fail(
+        &["member", fs, "--witness", ws, "--point", "0,0,0"],
+        "not a witness file",
+    );
+    let good = f.with_file_name("cubic-bad-witness.json");
+    let gs = good.to_str().unwrap();
+    json_of(&["witness", fs, "-q", "--json", "-o", gs]);
+    fail(
+        &["member", fs, "--witness", gs, "--point", "1,2"],
+        "2 coordinates",
+    );
+    fail(
+        &["member", fs, "--witness", gs, "--point", "1,2,3+ji"],
+        "'3+ji'",
+    );
+    // Well-formed points: real, imaginary, with exponents.
+    let m = json_of(&[
+        "member",
+        fs,
+        "--witness",
+        gs,
+        "--point",
+        "-1e0, 1, -1+0i",
+        "--json",
+    ]);
+    assert_eq!(m["member"], true);
+    let m = json_of(&[
+        "member",
+        fs,
+        "--witness",
+        gs,
+        "--point",
+        "i,-1,-i",
+        "--json",
+    ]);
+    assert_eq!(m["member"], true);
+}
