@@ -1,5 +1,5 @@
 //! Witness sets for every dimension, top-down (the "dimension by dimension" approach of
-//! Sommese–Wampler, ch. 13.6, without the cascade): for `d = top, …, lowest` the square
+//! Sommese–Wampler's book, without the cascade): for `d = top, …, lowest` the square
 //! system `[R·F; L]` of `n − d` random combinations of `F` and `d` random hyperplanes is
 //! solved; of its finite solutions
 //!

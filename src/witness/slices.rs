@@ -1,5 +1,5 @@
 //! Linear slices and randomizations: the two random choices a witness set is made of
-//! (Sommese–Wampler, *The Numerical Solution of Systems of Polynomials*, ch. 13).
+//! (Sommese–Wampler, *The Numerical Solution of Systems of Polynomials*).
 //!
 //! For a system `F = (f_1, …, f_N)` in `n` variables and a dimension `d`, the pure
 //! `d`-dimensional part of `V(F)` meets `d` generic affine hyperplanes `L(x) = A x + b = 0`
