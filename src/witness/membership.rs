@@ -1,6 +1,7 @@
 //! The homotopy membership test (Sommese–Verschelde–Wampler, "Numerical irreducible
-//! decomposition using projections from points on the components", 2001; Sommese–Wampler
-//! the book of Sommese–Wampler): a point `p` with `F(p) = 0` lies on the pure `d`-dimensional part `Z_d` iff
+//! decomposition using projections from points on the components", 2001, and the book of
+//! Sommese–Wampler): a point `p` with `F(p) = 0` lies on the pure `d`-dimensional part
+//! `Z_d` iff
 //! moving the slices `L` of its witness set to the parallel slices `L_p` through `p`
 //! (`A x − A p = 0`) takes some witness point to `p`. The witness point whose path ends at
 //! `p` names the irreducible component `p` lies on.
