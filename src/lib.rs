@@ -21,6 +21,7 @@ pub mod solver;
 pub mod start;
 pub mod system;
 pub mod track;
+pub mod witness;
 
 pub use error::{Error, InputError, Result};
 pub use num_complex::Complex64 as C64;

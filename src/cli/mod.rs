@@ -32,6 +32,12 @@ pub enum Command {
     Certify(certify::CertifyArgs),
     /// All solutions of a generic member of a family with parameters, by monodromy loops.
     Monodromy(monodromy::MonodromyArgs),
+    /// Witness point sets of the solution sets of every dimension (any number of equations).
+    Witness(witness::WitnessArgs),
+    /// Numerical irreducible decomposition: components by dimension and degree.
+    Decompose(witness::DecomposeArgs),
+    /// Whether a point lies on a solution component (homotopy membership test).
+    Member(witness::MemberArgs),
 }
 
 pub mod bench;
@@ -50,6 +56,7 @@ pub mod resources;
 pub mod rref;
 pub mod solve;
 pub mod solve_bench;
+pub mod witness;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
 const SUBCOMMANDS: &[&str] = &[
@@ -62,6 +69,9 @@ const SUBCOMMANDS: &[&str] = &[
     "certify",
     "monodromy",
     "help",
+    "witness",
+    "decompose",
+    "member",
 ];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
@@ -102,6 +112,9 @@ pub fn run_args(args: Vec<String>) -> i32 {
         Command::Convert(a) => convert::run(a),
         Command::Certify(a) => certify::run(a),
         Command::Monodromy(a) => monodromy::run(a),
+        Command::Witness(a) => witness::run_witness(a),
+        Command::Decompose(a) => witness::run_decompose(a),
+        Command::Member(a) => witness::run_member(a),
     };
     match result {
         Ok(code) => code,

@@ -112,6 +112,11 @@ pub struct SolveArgs {
     pub certify: bool,
     #[command(flatten)]
     pub family: crate::params::cli::FamilyArgs,
+    /// A witness file of the system (from `pathtrack witness -o`): singular solutions on its
+    /// positive-dimensional components are no isolated solutions, and are counted as
+    /// positive_dimensional instead (membership test, docs/witness.md).
+    #[arg(long)]
+    pub witness: Option<std::path::PathBuf>,
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
@@ -134,7 +139,19 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         )));
     }
     let threads = super::resources::threads(a.threads);
-    let system = crate::system::parse::load_named(&a.file)?;
+    let loaded = crate::system::parse::load_named_rectangular(&a.file)?;
+    // More equations than variables: n random combinations are solved (docs/witness.md).
+    let over = crate::witness::excess::Overdetermined::new(
+        &loaded,
+        a.seed,
+        &a.file.display().to_string(),
+    )?;
+    let witness = match &a.witness {
+        Some(w) => Some(crate::witness::file::WitnessFile::read(w, &loaded)?),
+        None => None,
+    };
+    let witness = witness.map(|w| (w, loaded.clone()));
+    let system = over.as_ref().map_or(loaded, |o| o.square.clone());
     if let Some(w) = crate::linalg::rref::dependent::dependency_warning(&system, a.seed) {
         eprintln!("{w}");
     }
@@ -189,6 +206,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         progress: Progress,
         writer: EndpointWriter,
         certify: Option<PathCertificates<'s>>,
+        over: Option<&'s crate::witness::excess::Overdetermined>,
     }
     impl Observer for Cli<'_> {
         fn phase(&mut self, phase: Phase) {
@@ -196,18 +214,34 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
             self.progress.endpoint(e.path, e.attempt);
-            match &mut self.certify {
-                Some(c) => self.writer.write_with(e, c.add(e)),
-                None => self.writer.write(e),
+            let mut keys = match &mut self.certify {
+                Some(c) => c.add(e),
+                None => Default::default(),
+            };
+            if let Some(o) = self.over {
+                keys.extend(o.endpoint_keys(e));
             }
+            self.writer.write_with(e, keys)
         }
     }
     let mut obs = Cli {
         progress: Progress::new(a.quiet),
         writer: EndpointWriter::create(a.output.as_deref(), a.format, &system.variables)?,
         certify: a.certify.then(|| PathCertificates::new(&system)),
+        over: over.as_ref(),
     };
-    let summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
+    let mut summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
+    let excess = over.as_ref().map(|o| o.remove_excess(&mut summary));
+    let positive_dimensional = match &witness {
+        Some((w, original)) => Some(crate::witness::label::remove_positive_dimensional(
+            original,
+            w,
+            &mut summary,
+            backend.as_mut(),
+            &opts.tracker,
+        )?),
+        None => None,
+    };
     obs.progress.finish();
     obs.writer.finish()?;
     if let Some(path) = &a.solutions {
@@ -232,9 +266,30 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
                 certify_seconds,
             }),
         };
-        println!("{}", line.map_err(|e| Error::Internal(e.to_string()))?);
+        let mut line = line.map_err(|e| Error::Internal(e.to_string()))?;
+        if let (Some(k), Some(o)) = (excess, &over) {
+            // Two keys appended to the object, after the summary's own.
+            line.pop();
+            let equations = o.original.equations.len();
+            line.push_str(&format!(",\"equations\":{equations},\"excess\":{k}}}"));
+        }
+        if let Some(k) = positive_dimensional {
+            line.pop();
+            line.push_str(&format!(",\"positive_dimensional\":{k}}}"));
+        }
+        println!("{line}");
     } else {
         print!("{}", summary_table(&summary));
+        if let Some(k) = excess {
+            print!(
+                "{}",
+                crate::report::table_row("excess (solve R·F only)", &k.to_string())
+            );
+        }
+        if let Some(k) = positive_dimensional {
+            let key = "on positive-dimensional components";
+            print!("{}", crate::report::table_row(key, &k.to_string()));
+        }
         if let Some((c, secs)) = &certified {
             print!(
                 "{}{}",

@@ -88,6 +88,26 @@ pub fn parse_str(text: &str, origin: &str) -> Result<System, InputError> {
     }
 }
 
+/// [`parse_str`], but a YAML system may have more or fewer equations than variables (the
+/// other formats stay square): the systems of `solve` (overdetermined ones) and `witness`.
+pub fn parse_str_rectangular(text: &str, origin: &str) -> Result<System, InputError> {
+    match detect(text) {
+        Format::Yaml => yaml::parse_rectangular(text, origin),
+        _ => parse_str(text, origin),
+    }
+}
+
+/// [`load_named`] with [`parse_str_rectangular`] for a file.
+pub fn load_named_rectangular(arg: &Path) -> Result<System, InputError> {
+    if !arg.exists() {
+        return load_named(arg);
+    }
+    let name = arg.display().to_string();
+    let text = std::fs::read_to_string(arg)
+        .map_err(|e| InputError::new(&name, format!("cannot read file: {e}")))?;
+    parse_str_rectangular(&text, &name)
+}
+
 /// `sys` as a file in `format`; reading it back gives the same polynomials with the same
 /// coefficients, bit for bit (PHCpack and Hom4PS number the variables in order of first
 /// appearance, so the columns may come back permuted). An error when a name cannot be

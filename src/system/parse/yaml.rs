@@ -107,7 +107,15 @@ fn describe(v: &Value) -> &'static str {
 /// Parses a system in the YAML format; `origin` names the file in errors. A file with a
 /// `parameters` key is an error here: it is a family, read by [`parse_parametric`].
 pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
-    let (system, parameters) = parse_parametric(text, origin)?;
+    no_parameters(parse_with(text, origin, true)?, text, origin)
+}
+
+/// A system without parameters, or the error that says how to solve a family.
+fn no_parameters(
+    (system, parameters): (System, Vec<String>),
+    text: &str,
+    origin: &str,
+) -> Result<System, InputError> {
     if !parameters.is_empty() {
         let e = InputError::new(
             origin,
@@ -123,11 +131,24 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
     Ok(system)
 }
 
+/// Parses a system in the YAML format with any number of equations (at least one) and no
+/// parameters: over- and underdetermined systems for `solve` and `witness` (the `System`
+/// then has `equations.len() != variables.len()`).
+pub fn parse_rectangular(text: &str, origin: &str) -> Result<System, InputError> {
+    no_parameters(parse_with(text, origin, false)?, text, origin)
+}
+
 /// Parses a YAML system that may have a `parameters` list: returns the system, whose
 /// `variables` are the unknowns only while each equation's exponent vectors have one entry
 /// per unknown followed by one per parameter, and the parameter names (empty without the
 /// key). `crate::params::Family` splits such a system into coefficients in the parameters.
 pub fn parse_parametric(text: &str, origin: &str) -> Result<(System, Vec<String>), InputError> {
+    parse_with(text, origin, true)
+}
+
+/// [`parse_parametric`] (`square`: the equations must be as many as the variables) or the
+/// rectangular reading of [`parse_rectangular`].
+fn parse_with(text: &str, origin: &str, square: bool) -> Result<(System, Vec<String>), InputError> {
     let value: Value = serde_yaml_ng::from_str(text).map_err(|e| {
         let msg = e.to_string();
         let ie = InputError::new(origin, format!("malformed YAML: {}", strip_location(&msg)));
@@ -310,7 +331,14 @@ pub fn parse_parametric(text: &str, origin: &str) -> Result<(System, Vec<String>
         }
     };
     let n = names.len();
-    if eq_items.len() != n {
+    if !square && eq_items.is_empty() {
+        return Err(at_offset(
+            InputError::new(origin, "'equations' is empty"),
+            text,
+            eq_key,
+        ));
+    }
+    if square && eq_items.len() != n {
         return Err(at_offset(
             InputError::new(
                 origin,
