@@ -30,6 +30,8 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Prove solutions in interval arithmetic (Krawczyk): unique root nearby, distinct, real.
     Certify(certify::CertifyArgs),
+    /// The solutions of a JSON Lines file from `solve -o` or `--solutions`, as a table.
+    Show(show::ShowArgs),
 }
 
 pub mod bench;
@@ -45,12 +47,13 @@ pub mod phc;
 pub mod pipe;
 pub mod resources;
 pub mod rref;
+pub mod show;
 pub mod solve;
 pub mod solve_bench;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
 const SUBCOMMANDS: &[&str] = &[
-    "solve", "generate", "count", "rref", "bench", "convert", "certify", "help",
+    "solve", "generate", "count", "rref", "bench", "convert", "certify", "show", "help",
 ];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
@@ -90,6 +93,7 @@ pub fn run_args(args: Vec<String>) -> i32 {
         Command::Rref(a) => rref::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Certify(a) => certify::run(a),
+        Command::Show(a) => show::run(a),
     };
     match result {
         Ok(code) => code,
