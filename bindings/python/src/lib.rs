@@ -180,10 +180,8 @@ fn solve(
     solver.device = device;
     solver.options.torus = torus;
     if let Some(p) = partition {
-        solver.options.partition = Some(
-            pathtrack::start::mhom::Partition::parse(&p, &system.variables)
-                .map_err(|e| py_err(e.into()))?,
-        );
+        solver.options.partition =
+            Some(pathtrack::start::mhom::Partition::parse(&p, &system.variables).map_err(py_err)?);
     }
     solver.options.only = paths.map(|mut p| {
         p.sort_unstable();

@@ -213,3 +213,14 @@ def test_ctrl_c_interrupts_a_solve():
     p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=120)
     assert out.strip() == "interrupted"
+
+
+def test_mhom_partition():
+    """A 2-homogeneous system: the partition {x}{y} gives m-hom Bézout 2 < total degree 4,
+    and the two solutions of x*y = 1, x = 2*y."""
+    r = pathtrack.solve(["x*y - 1", "x - 2*y"], start="mhom", partition="{x}{y}")
+    assert r.summary["root_counts"]["mhom_bezout"] == 2
+    assert r.summary["paths"] == 2
+    assert np.allclose(sorted(r.solutions()[:, 1].real), [-(0.5 ** 0.5), 0.5 ** 0.5])
+    with pytest.raises(ValueError):
+        pathtrack.solve(["x*y - 1", "x - 2*y"], start="mhom", partition="{x}{z}")
