@@ -4,7 +4,10 @@
 //! `system` (parse) → `start` + `homotopy` (τ-form, Â, B_k) → `track` (batches of paths,
 //! through a `backend`: CPU threads + GEMM, or CUDA) → `endgame` → `post` (classify,
 //! deduplicate) → `report` (summary, JSON Lines).
+//!
+//! Library entry: [`solve`] or [`Solver`] ([`api`]), returning a [`SolveResult`].
 
+pub mod api;
 pub mod backend;
 pub mod certify;
 pub mod cli;
@@ -25,3 +28,6 @@ pub mod witness;
 
 pub use error::{Error, InputError, Result};
 pub use num_complex::Complex64 as C64;
+
+pub use api::{solve, BackendChoice, SolveOptions, SolveResult, Solver, StartKind};
+pub use system::System;

@@ -209,8 +209,11 @@ impl Backend for AutoBackend {
         self.use_gpu = !cpu;
         if self.use_gpu && self.gpu.is_none() {
             let g = (self.make_gpu)().map_err(|e| e.to_string());
+            // Without an NVIDIA driver no GPU was expected: the summary's backend says cpu.
             if let Err(e) = &g {
-                eprintln!("pathtrack: no usable GPU ({e}); tracking on the CPU");
+                if crate::gpu::device::driver_present() {
+                    eprintln!("pathtrack: no usable GPU ({e}); tracking on the CPU");
+                }
             }
             self.gpu = Some(g);
         }

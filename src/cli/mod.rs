@@ -38,6 +38,8 @@ pub enum Command {
     Decompose(witness::DecomposeArgs),
     /// Whether a point lies on a solution component (homotopy membership test).
     Member(witness::MemberArgs),
+    /// The solutions of a JSON Lines file from `solve -o` or `--solutions`, as a table.
+    Show(show::ShowArgs),
 }
 
 pub mod bench;
@@ -54,6 +56,7 @@ pub mod phc;
 pub mod pipe;
 pub mod resources;
 pub mod rref;
+pub mod show;
 pub mod solve;
 pub mod solve_bench;
 pub mod witness;
@@ -67,6 +70,7 @@ const SUBCOMMANDS: &[&str] = &[
     "bench",
     "convert",
     "certify",
+    "show",
     "monodromy",
     "help",
     "witness",
@@ -115,6 +119,7 @@ pub fn run_args(args: Vec<String>) -> i32 {
         Command::Witness(a) => witness::run_witness(a),
         Command::Decompose(a) => witness::run_decompose(a),
         Command::Member(a) => witness::run_member(a),
+        Command::Show(a) => show::run(a),
     };
     match result {
         Ok(code) => code,

@@ -30,8 +30,10 @@ pub struct RrefArgs {
     /// Backend.
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: RrefBackend,
-    /// GPU algorithm (`--backend cuda`).
-    #[arg(long, value_enum, default_value = "auto")]
+    /// GPU algorithm (`--backend cuda`): columns (one kernel sequence per column),
+    /// blocked (panels with an exact FP64 matrix-product update), or auto (columns for
+    /// narrow matrices, blocked for wide ones).
+    #[arg(long, value_enum, default_value = "auto", hide_possible_values = true)]
     pub algo: GpuAlgo,
     /// GPU ordinal (`--backend cuda`).
     #[arg(long, default_value_t = 0)]

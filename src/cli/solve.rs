@@ -58,12 +58,12 @@ pub struct SolveArgs {
     /// GPU to use with `--backend cuda|auto`.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
-    /// How the CUDA backend forms the extended Jacobian.
-    #[arg(long, value_enum, default_value = "fused")]
+    /// How the CUDA backend forms the extended Jacobian (a tuning switch).
+    #[arg(long, value_enum, default_value = "fused", hide = true)]
     pub cuda_eval: EvalMethod,
     /// How the CUDA backend solves for the Euler/Newton directions: gj (batched
-    /// Gauss–Jordan kernel) or qr (cublasZgeqrfBatched, the seed's route).
-    #[arg(long, value_enum, default_value = "gj")]
+    /// Gauss–Jordan kernel) or qr (batched Householder QR in cuBLAS); a tuning switch.
+    #[arg(long, value_enum, default_value = "gj", hide = true)]
     pub cuda_solve: SolveMethod,
     /// CPU threads (0: all cores; more than the cores is capped at the cores).
     #[arg(long, default_value_t = 0)]
@@ -72,7 +72,7 @@ pub struct SolveArgs {
     /// device and only endgame-zone trouble comes back to the host (default on the GPU;
     /// `false` tracks round by round, one batched direction solve per step); on the CPU the
     /// same step machine runs on the host (default off; for comparisons).
-    #[arg(long, action = clap::ArgAction::Set)]
+    #[arg(long, action = clap::ArgAction::Set, hide = true)]
     pub resident: Option<bool>,
     /// Paths tracked at once (default 4096 on the CPU, 65536 on the GPU; capped at a
     /// quarter of the memory's worth of paths, and at the number of paths when that is

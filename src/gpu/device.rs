@@ -45,6 +45,12 @@ pub fn probe_libraries() -> Result<()> {
     }
 }
 
+/// Whether the NVIDIA driver library (`libcuda`) loads: a machine without it has no GPU
+/// to expect.
+pub fn driver_present() -> bool {
+    std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false)
+}
+
 /// Runs `f`, turning a panic inside cudarc into `Error::Cuda`.
 pub fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {

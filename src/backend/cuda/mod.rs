@@ -53,6 +53,7 @@ use num_complex::Complex64 as C64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EvalMethod {
     /// `exp(Ẑ Â)` kernel, then one cuBLAS ZGEMM per equation block (the seed's route).
+    #[value(help = "exp(Z A) kernel, then one cuBLAS ZGEMM per equation block")]
     Cublas,
     /// One kernel per (point, equation) forming the row with register accumulators.
     Fused,
@@ -60,6 +61,7 @@ pub enum EvalMethod {
     /// kernel as literals (zero exponents cost nothing); `Fused` beyond
     /// [`kernels::MAX_GEN_TERMS`] terms. Compiled at [`Backend::set_homotopy`] only when
     /// selected before it (the generated source makes NVRTC slower).
+    #[value(help = "like fused, with the exponents and coefficients compiled into the kernel")]
     Generated,
 }
 
@@ -73,7 +75,10 @@ pub enum SolveMethod {
     GaussJordan,
     /// The seed's route: `cublasZgeqrfBatched` (Householder QR of every point's matrix),
     /// then `Qᴴ` and the back substitution in kernel `qr_directions` ([`qr`]).
-    #[value(name = "qr")]
+    #[value(
+        name = "qr",
+        help = "batched Householder QR in cuBLAS, then the back substitution in a kernel"
+    )]
     Qr,
 }
 

@@ -42,10 +42,12 @@ const THREADS: u32 = 256;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GpuAlgo {
     /// `Columns` below [`CudaRref::auto_blocked_from`] columns, `Blocked` from there on.
+    #[value(help = "columns for narrow matrices, blocked for wide ones")]
     Auto,
     /// One kernel sequence per column (Linac's scheme).
     Columns,
     /// Panels of up to [`PANEL`] columns with an exact FP64 DGEMM trailing update.
+    #[value(help = "panels of columns with an exact FP64 DGEMM trailing update")]
     Blocked,
 }
 
