@@ -30,16 +30,21 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Prove solutions in interval arithmetic (Krawczyk): unique root nearby, distinct, real.
     Certify(certify::CertifyArgs),
+    /// Combine the -o files of `solve --shard K/N` runs into the whole run's summary.
+    Merge(merge::MergeArgs),
 }
 
 pub mod bench;
 pub mod cells_bench;
 pub mod certify;
+pub mod checkpoint;
 pub mod convert;
 pub mod count;
 pub mod external;
 pub mod generate;
+pub mod interrupt;
 pub mod m2;
+pub mod merge;
 pub mod outputs;
 pub mod phc;
 pub mod pipe;
@@ -50,7 +55,7 @@ pub mod solve_bench;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.
 const SUBCOMMANDS: &[&str] = &[
-    "solve", "generate", "count", "rref", "bench", "convert", "certify", "help",
+    "solve", "generate", "count", "rref", "bench", "convert", "certify", "merge", "help",
 ];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
@@ -90,6 +95,7 @@ pub fn run_args(args: Vec<String>) -> i32 {
         Command::Rref(a) => rref::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Certify(a) => certify::run(a),
+        Command::Merge(a) => merge::run(a),
     };
     match result {
         Ok(code) => code,

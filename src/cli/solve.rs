@@ -110,6 +110,16 @@ pub struct SolveArgs {
     /// certified_radius to each line of -o.
     #[arg(long)]
     pub certify: bool,
+    /// Track the K-th of N slices of the paths (path i when i mod N = K), first pass
+    /// only, into -o; `pathtrack merge` combines the N files into the whole run's summary
+    /// (docs/scale-out.md).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Continue the run whose -o file exists (same system, seed and options, checked from
+    /// its header line): only paths without a line are tracked, then recovery runs over
+    /// all of them. An absent or empty file starts the run.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
@@ -153,6 +163,9 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         },
         ..Default::default()
     };
+    opts.plan.shard = super::checkpoint::shard(a)?;
+    opts.plan.first_pass_only = opts.plan.shard.is_some();
+    let header = super::checkpoint::header_for(a, &system, &opts);
     let mut backend = make_backend(
         a.backend,
         a.device,
@@ -186,19 +199,24 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     }
     impl Observer for Cli<'_> {
         fn phase(&mut self, phase: Phase) {
+            super::interrupt::phase(&phase);
             self.progress.set_phase(phase);
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
             self.progress.endpoint(e.path, e.attempt);
-            match &mut self.certify {
+            super::interrupt::endpoint(e, || match &mut self.certify {
                 Some(c) => self.writer.write_with(e, c.add(e)),
                 None => self.writer.write(e),
-            }
+            })
         }
     }
+    let (writer, done) = super::checkpoint::open_output(a, &header, &system.variables)?;
+    let resumed = done.as_ref().map_or(0, |d| d.len() as u64);
+    opts.plan.done = done;
+    super::interrupt::install(a.json, a.output.as_deref(), resumed)?;
     let mut obs = Cli {
         progress: Progress::new(a.quiet),
-        writer: EndpointWriter::create(a.output.as_deref(), a.format, &system.variables)?,
+        writer,
         certify: a.certify.then(|| PathCertificates::new(&system)),
     };
     let summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;

@@ -218,6 +218,9 @@ pub fn solution_line(e: &Endpoint) -> Value {
     if let Some(x) = &e.coordinates {
         m.insert("real".into(), json!(is_real(x, REAL_TOL)));
     }
+    if e.error.is_finite() {
+        m.insert("error".into(), json!(e.error));
+    }
     Value::Object(m)
 }
 
@@ -239,6 +242,18 @@ impl SolutionWriter {
         Ok(SolutionWriter {
             out,
             path: path.map(|p| p.display().to_string()).unwrap_or_default(),
+        })
+    }
+
+    /// Appends to `path` (a resumed run's `-o` file), which must exist.
+    pub fn append(path: &std::path::Path) -> Result<SolutionWriter> {
+        let f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        Ok(SolutionWriter {
+            out: Some(std::io::BufWriter::new(f)),
+            path: path.display().to_string(),
         })
     }
 

@@ -4,6 +4,8 @@
 
 mod early;
 pub mod limits;
+pub mod plan;
+pub mod resume;
 
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
@@ -307,6 +309,8 @@ pub struct SolveOptions {
     /// output is the same either way. Default: on, unless the environment sets
     /// `PATHTRACK_EARLY_RECOVERY=0`.
     pub early_recovery: bool,
+    /// Part of a run: a shard, or a run that continues from finished endpoints ([`plan`]).
+    pub plan: plan::Plan,
 }
 
 impl Default for SolveOptions {
@@ -322,6 +326,7 @@ impl Default for SolveOptions {
             only: None,
             limits: Default::default(),
             early_recovery: early::enabled(),
+            plan: Default::default(),
         }
     }
 }
@@ -430,6 +435,18 @@ pub fn solve(
         }
     };
     limits::check(system, paths, opts.only.as_deref(), &opts.limits)?;
+    // A shard or a resumed run tracks part of the paths in its first pass ([`plan`]).
+    let planned;
+    let opts = match opts.plan.first_pass(paths, opts.only.as_deref())? {
+        Some(only) => {
+            planned = SolveOptions {
+                only: Some(only),
+                ..opts.clone()
+            };
+            &planned
+        }
+        None => opts,
+    };
     // Paths tracked in the first pass: all, or those `only` names.
     let tracked = opts.only.as_ref().map_or(paths, |p| p.len() as u128);
     let mut opts = std::borrow::Cow::Borrowed(opts);
@@ -472,6 +489,7 @@ pub fn solve(
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
+    opts.plan.done().iter().for_each(|e| tally.add(e));
     let mut attempt = 0u8;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
@@ -483,6 +501,7 @@ pub fn solve(
     // ([`early`]): resident tracking (a first round of few paths never reaches the slots), a
     // run small enough to keep its start points, residuals in double.
     let early = (opts.early_recovery
+        && opts.plan.is_whole()
         && paths <= early::EARLY_MAX_PATHS
         && opts.tracker.residual != Residual::DoubleDouble
         && backend.resident().is_some())
@@ -539,7 +558,7 @@ pub fn solve(
     let mut before = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut retracked_early = 0;
-    while attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
+    while !opts.plan.first_pass_only && attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
         let finding = std::time::Instant::now();
         let mut suspects = match first_round.take() {
             Some(s) => s,
@@ -623,7 +642,7 @@ pub fn solve(
     Ok(Summary {
         system: system.name.clone(),
         variables: system.n(),
-        paths: tracked as u64,
+        paths: tracked as u64 + opts.plan.done().len() as u64,
         finite: c.nonsingular + c.singular,
         nonsingular: c.nonsingular,
         singular: c.singular,
