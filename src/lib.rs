@@ -8,6 +8,7 @@
 pub mod backend;
 pub mod certify;
 pub mod cli;
+pub mod distributed;
 pub mod endgame;
 pub mod error;
 pub mod eval;

@@ -535,3 +535,87 @@ fn cli_killed_and_interrupted_runs_resume() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Why the MPI test cannot run here, if it cannot: a build without `--features mpi`, or
+/// no OpenMPI `mpirun` on PATH.
+fn mpi_missing() -> Option<String> {
+    if !cfg!(feature = "mpi") {
+        return Some("built without --features mpi".into());
+    }
+    match Command::new("mpirun").arg("--version").output() {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("Open MPI") => None,
+        Ok(_) => Some("mpirun is not OpenMPI's (the test passes OpenMPI's flags)".into()),
+        Err(_) => Some("no mpirun on PATH".into()),
+    }
+}
+
+/// `mpirun -np 3` (a master and two workers, one thread each) gives the counts and the
+/// distinct solutions of one process with the same seed, on katsura-10 (total degree,
+/// 1,024 paths) and cyclic-7 (polyhedral, 924 paths); its `-o` file has every path's line
+/// once. Skipped, saying why, without `--features mpi` or OpenMPI's `mpirun`.
+#[test]
+fn mpirun_ranks_equal_one_process() {
+    if let Some(why) = mpi_missing() {
+        eprintln!("mpirun_ranks_equal_one_process: skipped: {why}");
+        return;
+    }
+    let dir = tmp("mpi");
+    let d = |f: &str| dir.join(f).display().to_string();
+    for (sys, paths) in [("katsura10", 1024u64), ("systems/cyclic7.yaml", 924)] {
+        let (one_sols, mpi_sols, mpi_out) =
+            (d("one-sols.jsonl"), d("mpi-sols.jsonl"), d("mpi.jsonl"));
+        let common = [
+            sys,
+            "--backend",
+            "cpu",
+            "--threads",
+            "1",
+            "-q",
+            "--json",
+            "--seed",
+            "2",
+        ];
+        let mut a = vec!["solve"];
+        a.extend(common);
+        a.extend(["--solutions", &one_sols]);
+        let one = json_of(&a);
+        let out = Command::new("mpirun")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            // CI runs as root; two cores for three ranks.
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args([
+                "-np",
+                "3",
+                "--oversubscribe",
+                env!("CARGO_BIN_EXE_pathtrack"),
+                "solve",
+            ])
+            .args(common)
+            .args(["-o", &mpi_out, "--solutions", &mpi_sols])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{sys}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 1, "one summary, from the master: {stdout}");
+        let mpi: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(mpi["paths"], paths);
+        same_counts(&one, &mpi, sys);
+        assert_eq!(
+            solution_set(std::path::Path::new(&one_sols)),
+            solution_set(std::path::Path::new(&mpi_sols)),
+            "{sys}"
+        );
+        assert_eq!(
+            first_pass_paths(std::path::Path::new(&mpi_out)),
+            (0..paths).collect::<Vec<_>>(),
+            "{sys}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -210,6 +210,12 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             })
         }
     }
+    #[cfg(feature = "mpi")]
+    if let Some(code) =
+        crate::distributed::mpi::run_if_launched(a, &system, &opts, backend.as_mut(), &header)?
+    {
+        return Ok(code);
+    }
     let (writer, done) = super::checkpoint::open_output(a, &header, &system.variables)?;
     let resumed = done.as_ref().map_or(0, |d| d.len() as u64);
     opts.plan.done = done;

@@ -543,13 +543,27 @@ pub fn solve(
         })
     };
     let meter = crate::report::usage::UsageMeter::start(gpu);
-    track(
-        opts.only.clone().map(Arc::new),
-        &opts.tracker,
-        attempt,
-        &mut tally,
-        &mut *obs,
-    )?;
+    match &opts.plan.feed {
+        None => track(
+            opts.only.clone().map(Arc::new),
+            &opts.tracker,
+            attempt,
+            &mut tally,
+            &mut *obs,
+        )?,
+        // Batches handed out while the run goes on ([`plan::PathFeed`]).
+        Some(feed) => {
+            while let Some(ids) = feed.0.next(paths)? {
+                track(
+                    Some(Arc::new(ids)),
+                    &opts.tracker,
+                    attempt,
+                    &mut tally,
+                    &mut *obs,
+                )?;
+            }
+        }
+    }
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed

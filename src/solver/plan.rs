@@ -60,12 +60,35 @@ pub struct Plan {
     pub done: Option<Arc<Vec<Endpoint>>>,
     /// Stop after the first pass: no recovery rounds (a shard; the merge runs them).
     pub first_pass_only: bool,
+    /// Paths handed out while the run goes on (an MPI worker): the first pass tracks each
+    /// batch the feed gives until it gives none.
+    pub feed: Option<Feed>,
+}
+
+/// A source of batches of paths, asked for the next batch once the previous one is
+/// tracked and reported ([`crate::solver::Observer::endpoint`]).
+pub trait PathFeed: Send + Sync {
+    /// The next batch of paths (sorted, below `paths`, the size of the start system);
+    /// `None` when there are no more.
+    fn next(&self, paths: u128) -> Result<Option<Vec<u64>>>;
+}
+
+/// A [`PathFeed`] in [`Plan`].
+#[derive(Clone)]
+pub struct Feed(pub Arc<dyn PathFeed>);
+
+impl std::fmt::Debug for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Feed")
+    }
 }
 
 impl Plan {
     /// The whole run: no shard, nothing done before.
     pub fn is_whole(&self) -> bool {
-        self.shard.is_none() && self.done.as_ref().is_none_or(|d| d.is_empty())
+        self.shard.is_none()
+            && self.feed.is_none()
+            && self.done.as_ref().is_none_or(|d| d.is_empty())
     }
 
     /// Endpoints known before the run (none when [`Plan::done`] is absent).
