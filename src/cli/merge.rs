@@ -75,7 +75,12 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
         .system
         .clone()
         .unwrap_or_else(|| PathBuf::from(&header.file));
-    let system = crate::system::parse::load_named(&file)?;
+    let system = crate::system::parse::load_named(&file).map_err(|e| match &a.system {
+        Some(_) => Error::from(e),
+        None => Error::Usage(format!(
+            "{e} (the system named in the shards' headers; pass it with --system FILE)"
+        )),
+    })?;
     let hash = system_hash(&system);
     if hash != header.system_hash {
         return Err(Error::Usage(format!(
