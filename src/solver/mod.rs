@@ -651,8 +651,11 @@ pub fn solve(
     phases.recovery = lap();
     // Clustering runs on the refinement threads (`dedup`'s parallel sweep), once: the
     // counts, the recovered paths and the solutions read the same clusters.
-    let (c, solutions) = pool.install(|| (tally.counts(), tally.solutions()));
+    let c = pool.install(|| tally.counts());
     let (retracked, recovered) = (before.len() as u64, tally.recovered_since(&before));
+    let failed_reasons = tally.failed_reasons();
+    // Moved out of the tally, not copied (docs/performance.md: memory per path).
+    let solutions = tally.into_solutions();
     Ok(Summary {
         system: system.name.clone(),
         variables: system.n(),
@@ -663,7 +666,7 @@ pub fn solve(
         at_infinity: c.at_infinity,
         real: c.real,
         failed: c.failed,
-        failed_reasons: tally.failed_reasons(),
+        failed_reasons,
         duplicate_paths: c.duplicate_paths,
         recovered,
         retracked,
