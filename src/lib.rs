@@ -11,6 +11,7 @@ pub mod api;
 pub mod backend;
 pub mod certify;
 pub mod cli;
+pub mod distributed;
 pub mod endgame;
 pub mod error;
 pub mod eval;

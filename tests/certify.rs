@@ -288,9 +288,11 @@ fn cli_solve_certify_and_certify_agree() {
         assert_eq!(c[k], s[k], "{k}");
     }
     assert_eq!(c["points"], 32);
-    // The first line marked singular: one fewer tested and certified.
+    // The first endpoint line (after the header) marked singular: one fewer tested and
+    // certified.
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
-    lines[0] = lines[0].replace("\"status\":\"nonsingular\"", "\"status\":\"singular\"");
+    assert!(lines[0].contains("\"pathtrack_run\""), "header line");
+    lines[1] = lines[1].replace("\"status\":\"nonsingular\"", "\"status\":\"singular\"");
     let edited = dir.join("edited.jsonl");
     std::fs::write(&edited, lines.join("\n")).unwrap();
     let c = json(

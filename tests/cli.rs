@@ -89,10 +89,14 @@ fn json_summary_and_streamed_solutions() {
     assert_eq!(v["paths"], 120);
     assert_eq!(v["root_counts"]["total_degree"], 120);
     let text = std::fs::read_to_string(&sols).unwrap();
-    let lines: Vec<serde_json::Value> = text
+    let mut lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // The run's header line first (docs/output.md), then one line per path.
+    let header = lines.remove(0);
+    assert_eq!(header["pathtrack_run"], 1, "{header}");
+    assert_eq!(header["seed"], 1, "{header}");
     assert_eq!(lines.len(), 120);
     let nonsing = lines
         .iter()
@@ -179,9 +183,14 @@ fn the_default_start_is_chosen_and_explained() {
             explicit.to_str().unwrap(),
         ]);
         assert!(w.get("start_reason").is_none());
+        // The endpoint lines, after the header (which records --start as given).
+        let lines = |p: &std::path::Path| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.lines().skip(1).map(String::from).collect::<Vec<_>>()
+        };
         assert_eq!(
-            std::fs::read_to_string(&auto).unwrap(),
-            std::fs::read_to_string(&explicit).unwrap(),
+            lines(&auto),
+            lines(&explicit),
             "{system}: auto and --start {chosen} differ"
         );
     }

@@ -61,6 +61,9 @@ pub fn read_points(path: &Path, n: usize) -> Result<Vec<Option<Vec<C64>>>> {
         let obj = v
             .as_object()
             .ok_or_else(|| at("not a JSON object".into()))?;
+        if obj.contains_key("pathtrack_run") {
+            continue; // the run's header line (crate::solver::resume::RunHeader)
+        }
         let status = match obj.get("status") {
             None => None,
             Some(s) => Some(

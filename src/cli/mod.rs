@@ -40,16 +40,21 @@ pub enum Command {
     Member(witness::MemberArgs),
     /// The solutions of a JSON Lines file from `solve -o` or `--solutions`, as a table.
     Show(show::ShowArgs),
+    /// Combine the -o files of `solve --shard K/N` runs into the whole run's summary.
+    Merge(merge::MergeArgs),
 }
 
 pub mod bench;
 pub mod cells_bench;
 pub mod certify;
+pub mod checkpoint;
 pub mod convert;
 pub mod count;
 pub mod external;
 pub mod generate;
+pub mod interrupt;
 pub mod m2;
+pub mod merge;
 pub mod monodromy;
 pub mod outputs;
 pub mod phc;
@@ -76,6 +81,7 @@ const SUBCOMMANDS: &[&str] = &[
     "witness",
     "decompose",
     "member",
+    "merge",
 ];
 
 /// Inserts `solve` when the first argument is neither a subcommand nor a flag.
@@ -120,6 +126,7 @@ pub fn run_args(args: Vec<String>) -> i32 {
         Command::Decompose(a) => witness::run_decompose(a),
         Command::Member(a) => witness::run_member(a),
         Command::Show(a) => show::run(a),
+        Command::Merge(a) => merge::run(a),
     };
     match result {
         Ok(code) => code,

@@ -78,6 +78,9 @@ pub fn run(a: &ShowArgs) -> Result<i32> {
                 .at(k + 1, 1)
                 .into());
         }
+        if v.get("pathtrack_run").is_some() {
+            continue; // the run's header line (docs/scale-out.md)
+        }
         records.push(v);
     }
     let n = records

@@ -117,6 +117,16 @@ pub struct SolveArgs {
     /// positive_dimensional instead (membership test, docs/witness.md).
     #[arg(long)]
     pub witness: Option<std::path::PathBuf>,
+    /// Track the K-th of N slices of the paths (path i when i mod N = K), first pass
+    /// only, into -o; `pathtrack merge` combines the N files into the whole run's summary
+    /// (docs/scale-out.md).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Continue the run whose -o file exists (same system, seed and options, checked from
+    /// its header line): only paths without a line are tracked, then recovery runs over
+    /// all of them. An absent or empty file starts the run.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 pub fn run(a: &SolveArgs) -> Result<i32> {
@@ -176,6 +186,9 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         },
         ..Default::default()
     };
+    opts.plan.shard = super::checkpoint::shard(a)?;
+    opts.plan.first_pass_only = opts.plan.shard.is_some();
+    let header = super::checkpoint::header_for(a, &system, &opts);
     let mut backend = make_backend(
         a.backend,
         a.device,
@@ -210,23 +223,36 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     }
     impl Observer for Cli<'_> {
         fn phase(&mut self, phase: Phase) {
+            super::interrupt::phase(&phase);
             self.progress.set_phase(phase);
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
             self.progress.endpoint(e.path, e.attempt);
-            let mut keys = match &mut self.certify {
-                Some(c) => c.add(e),
-                None => Default::default(),
-            };
-            if let Some(o) = self.over {
-                keys.extend(o.endpoint_keys(e));
-            }
-            self.writer.write_with(e, keys)
+            super::interrupt::endpoint(e, || {
+                let mut keys = match &mut self.certify {
+                    Some(c) => c.add(e),
+                    None => Default::default(),
+                };
+                if let Some(o) = self.over {
+                    keys.extend(o.endpoint_keys(e));
+                }
+                self.writer.write_with(e, keys)
+            })
         }
     }
+    #[cfg(feature = "mpi")]
+    if let Some(code) =
+        crate::distributed::mpi::run_if_launched(a, &system, &opts, backend.as_mut(), &header)?
+    {
+        return Ok(code);
+    }
+    let (writer, done) = super::checkpoint::open_output(a, &header, &system.variables)?;
+    let resumed = done.as_ref().map_or(0, |d| d.len() as u64);
+    opts.plan.done = done;
+    super::interrupt::install(a.json, a.output.as_deref(), resumed)?;
     let mut obs = Cli {
         progress: Progress::new(a.quiet),
-        writer: EndpointWriter::create(a.output.as_deref(), a.format, &system.variables)?,
+        writer,
         certify: a.certify.then(|| PathCertificates::new(&system)),
         over: over.as_ref(),
     };

@@ -66,6 +66,9 @@ pub fn parse(
         let obj = v
             .as_object()
             .ok_or_else(|| at("not a JSON object".into()))?;
+        if obj.contains_key("pathtrack_run") {
+            continue; // the run's header line (docs/scale-out.md)
+        }
         let nonsingular = match obj.get("status") {
             None => true,
             Some(Value::String(s)) => s == "nonsingular",

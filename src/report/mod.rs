@@ -218,6 +218,9 @@ pub fn solution_line(e: &Endpoint) -> Value {
     if let Some(x) = &e.coordinates {
         m.insert("real".into(), json!(is_real(x, REAL_TOL)));
     }
+    if e.error.is_finite() {
+        m.insert("error".into(), json!(e.error));
+    }
     Value::Object(m)
 }
 
@@ -239,6 +242,18 @@ impl SolutionWriter {
         Ok(SolutionWriter {
             out,
             path: path.map(|p| p.display().to_string()).unwrap_or_default(),
+        })
+    }
+
+    /// Appends to `path` (a resumed run's `-o` file), which must exist.
+    pub fn append(path: &std::path::Path) -> Result<SolutionWriter> {
+        let f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        Ok(SolutionWriter {
+            out: Some(std::io::BufWriter::new(f)),
+            path: path.display().to_string(),
         })
     }
 
@@ -614,6 +629,16 @@ impl Tally {
         self.distinct().to_vec()
     }
 
+    /// [`Self::solutions`] without a copy: the clusters computed already are moved out and
+    /// the records freed (at the end of a solve, where the copy was a third of the memory
+    /// per path: docs/performance.md).
+    pub fn into_solutions(mut self) -> Vec<Solution> {
+        match self.clustered.take() {
+            Some(s) => s,
+            None => self.cluster(),
+        }
+    }
+
     /// [`Self::solutions`], clustered once per state of the records.
     fn distinct(&self) -> &[Solution] {
         self.clustered.get_or_init(|| self.cluster())
@@ -778,6 +803,32 @@ mod tests {
             condition: 10.0,
             ..Endpoint::new(path, Status::Nonsingular)
         }
+    }
+
+    /// The solutions moved out of a tally are those a copy gives, clustered before or not.
+    #[test]
+    fn moved_solutions_equal_copied_ones() {
+        let make = || {
+            let mut tally = Tally::default();
+            tally.add(&nonsingular(0, [1.0, 2.0]));
+            tally.add(&nonsingular(1, [1.0 + 1e-12, 2.0]));
+            tally.add(&nonsingular(2, [3.0, -1.0]));
+            tally
+        };
+        let key = |s: &[Solution]| {
+            s.iter()
+                .map(|s| (s.paths.clone(), s.coordinates.clone()))
+                .collect::<Vec<_>>()
+        };
+        let clustered = make();
+        let copy = clustered.solutions();
+        assert_eq!(copy.len(), 2);
+        assert_eq!(key(&clustered.into_solutions()), key(&copy));
+        assert_eq!(
+            key(&make().into_solutions()),
+            key(&copy),
+            "not clustered before"
+        );
     }
 
     /// The clusters are computed once per state of the records: reading them twice gives the

@@ -4,6 +4,8 @@
 
 mod early;
 pub mod limits;
+pub mod plan;
+pub mod resume;
 
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
@@ -310,6 +312,8 @@ pub struct SolveOptions {
     /// Track these start points along this homotopy instead of a start system of `start`
     /// (parameter homotopies and user start systems, [`crate::params`]).
     pub given: Option<Arc<crate::params::GivenStart>>,
+    /// Part of a run: a shard, or a run that continues from finished endpoints ([`plan`]).
+    pub plan: plan::Plan,
 }
 
 impl Default for SolveOptions {
@@ -326,6 +330,7 @@ impl Default for SolveOptions {
             limits: Default::default(),
             early_recovery: early::enabled(),
             given: None,
+            plan: Default::default(),
         }
     }
 }
@@ -439,6 +444,18 @@ pub fn solve(
         }
     };
     limits::check(system, paths, opts.only.as_deref(), &opts.limits)?;
+    // A shard or a resumed run tracks part of the paths in its first pass ([`plan`]).
+    let planned;
+    let opts = match opts.plan.first_pass(paths, opts.only.as_deref())? {
+        Some(only) => {
+            planned = SolveOptions {
+                only: Some(only),
+                ..opts.clone()
+            };
+            &planned
+        }
+        None => opts,
+    };
     // Paths tracked in the first pass: all, or those `only` names.
     let tracked = opts.only.as_ref().map_or(paths, |p| p.len() as u128);
     let mut opts = std::borrow::Cow::Borrowed(opts);
@@ -482,6 +499,7 @@ pub fn solve(
     refiner.torus = opts.torus;
     refiner.track_near_one(start.homotopy());
     let mut tally = Tally::default();
+    opts.plan.done().iter().for_each(|e| tally.add(e));
     let mut attempt = 0u8;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
@@ -493,6 +511,7 @@ pub fn solve(
     // ([`early`]): resident tracking (a first round of few paths never reaches the slots), a
     // run small enough to keep its start points, residuals in double.
     let early = (opts.early_recovery
+        && opts.plan.is_whole()
         && paths <= early::EARLY_MAX_PATHS
         && opts.tracker.residual != Residual::DoubleDouble
         && backend.resident().is_some())
@@ -534,13 +553,27 @@ pub fn solve(
         })
     };
     let meter = crate::report::usage::UsageMeter::start(gpu);
-    track(
-        opts.only.clone().map(Arc::new),
-        &opts.tracker,
-        attempt,
-        &mut tally,
-        &mut *obs,
-    )?;
+    match &opts.plan.feed {
+        None => track(
+            opts.only.clone().map(Arc::new),
+            &opts.tracker,
+            attempt,
+            &mut tally,
+            &mut *obs,
+        )?,
+        // Batches handed out while the run goes on ([`plan::PathFeed`]).
+        Some(feed) => {
+            while let Some(ids) = feed.0.next(paths)? {
+                track(
+                    Some(Arc::new(ids)),
+                    &opts.tracker,
+                    attempt,
+                    &mut tally,
+                    &mut *obs,
+                )?;
+            }
+        }
+    }
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
@@ -549,7 +582,7 @@ pub fn solve(
     let mut before = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut retracked_early = 0;
-    while attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
+    while !opts.plan.first_pass_only && attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
         let finding = std::time::Instant::now();
         let mut suspects = match first_round.take() {
             Some(s) => s,
@@ -628,12 +661,15 @@ pub fn solve(
     phases.recovery = lap();
     // Clustering runs on the refinement threads (`dedup`'s parallel sweep), once: the
     // counts, the recovered paths and the solutions read the same clusters.
-    let (c, solutions) = pool.install(|| (tally.counts(), tally.solutions()));
+    let c = pool.install(|| tally.counts());
     let (retracked, recovered) = (before.len() as u64, tally.recovered_since(&before));
+    let failed_reasons = tally.failed_reasons();
+    // Moved out of the tally, not copied (docs/performance.md: memory per path).
+    let solutions = tally.into_solutions();
     Ok(Summary {
         system: system.name.clone(),
         variables: system.n(),
-        paths: tracked as u64,
+        paths: tracked as u64 + opts.plan.done().len() as u64,
         finite: c.nonsingular + c.singular,
         nonsingular: c.nonsingular,
         singular: c.singular,
@@ -641,7 +677,7 @@ pub fn solve(
         outside_torus: opts.torus.then_some(c.outside_torus),
         real: c.real,
         failed: c.failed,
-        failed_reasons: tally.failed_reasons(),
+        failed_reasons,
         duplicate_paths: c.duplicate_paths,
         recovered,
         retracked,
