@@ -103,14 +103,17 @@ fn guide_commands_run_as_written() {
         }
     }
     // What the commands wrote: the converted system solved like the original, and the
-    // JSON Lines files hold one line per path (8) and per solution (8).
+    // JSON Lines files hold one line per path (8, after the run's header line) and per
+    // solution (8).
     let lines = |f: &str| {
         std::fs::read_to_string(dir.join(f))
             .unwrap()
             .lines()
             .count()
     };
-    assert_eq!(lines("paths.jsonl"), 8);
+    let paths = std::fs::read_to_string(dir.join("paths.jsonl")).unwrap();
+    assert!(paths.lines().next().is_some_and(|l| l.contains("pathtrack_run")), "{paths}");
+    assert_eq!(lines("paths.jsonl"), 1 + 8);
     assert_eq!(lines("p3p-solutions.jsonl"), 8);
     let _ = std::fs::remove_dir_all(&dir);
 }
