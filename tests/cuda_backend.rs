@@ -22,8 +22,9 @@ use common_random::{random_homotopy, rc};
 /// device memory, and one at a time the tests' GPU times stay comparable. Two backends at
 /// once are tested on their own
 /// ([`two_backends_at_once_match_one_backend_alone`]). `PATHTRACK_GPU_TESTS_CONCURRENT=1`
-/// lifts the lock, so that the whole suite runs concurrently (it passed so in session 16,
-/// once `rt_advance` no longer wrote past its `sc` buffer; before, it failed).
+/// lifts the lock, so that the whole suite runs concurrently (it passes so; a kernel that
+/// writes past its buffer, as in [`two_backends_at_once_match_one_backend_alone`], makes it
+/// fail).
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
     if std::env::var_os("PATHTRACK_GPU_TESTS_CONCURRENT").is_some() {
@@ -648,8 +649,7 @@ fn cauchy_endgame_on_the_gpu_finds_the_multiplicity_11_origin() {
 /// The issue's GPU list (total-degree start): katsura-8, cyclic-7, noon-6, eco-10,
 /// chandra-10 give the same verified solutions on both backends (the polyhedral start:
 /// [`resident_tracking_matches_round_tracking_and_the_cpu_backend`]). 15 s on the device
-/// machine (session 28; until session 3 eco-10 and chandra-10 did not finish, and the test
-/// was left to `--ignored`).
+/// machine.
 #[test]
 fn issue_list_total_degree_solves_match_the_cpu_backend() {
     let _one_at_a_time = serial();
@@ -1137,9 +1137,8 @@ fn qr_conds(cpu: &mut CpuBackend, pts: &Points<'_>, n: usize) -> Vec<f64> {
 /// the device buffers bit for bit equal to the first. Every other trial first solves with
 /// Gauss–Jordan and switches to QR on the loaded homotopy (the buffers gain the QR
 /// workspace), and the two routes agree within the same tolerance.
-/// (Ignored in sessions 9–16: it hung on the H200 until the `sc` buffer fix of session
-/// 16, then failed on its `cond` reference, the CPU backend's LU pivot ratio since session
-/// 13; the reference is now the CPU's QR route, [`qr_conds`].)
+/// (The `cond` reference is the CPU's QR route, [`qr_conds`]: against the CPU backend's own
+/// estimate, an LU pivot ratio, the test fails.)
 #[test]
 fn qr_directions_match_the_cpu_backend() {
     let _one_at_a_time = serial();
@@ -1309,11 +1308,11 @@ fn qr_route_solves_katsura7_and_polyhedral_starts() {
 
 /// Two `CudaBackend`s of one process tracking at once (two threads, one primary context)
 /// give what one backend alone gives: the same counts and the same verified solutions
-/// (coordinates within 1e-8). Until session 16 this failed (wrong counts, illegal
-/// addresses): `rt_advance` wrote each slot's zone-entry τ, the 8th field of `sc`, past a
-/// buffer allocated for 7 fields (compute-sanitizer memcheck: "Invalid __global__ write of
-/// size 8 bytes ... 209 bytes after the nearest allocation"), onto whatever the driver had
-/// placed after it, the other backend's buffers included.
+/// (coordinates within 1e-8). A kernel writing past its buffer makes this fail (wrong
+/// counts, illegal addresses): e.g. `rt_advance` writing each slot's zone-entry τ, the 8th
+/// field of `sc`, past a buffer allocated for 7 fields (compute-sanitizer memcheck: "Invalid
+/// __global__ write of size 8 bytes ... 209 bytes after the nearest allocation"), onto
+/// whatever the driver placed after it, the other backend's buffers included.
 #[test]
 fn two_backends_at_once_match_one_backend_alone() {
     let _one_at_a_time = serial();

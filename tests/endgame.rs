@@ -357,9 +357,9 @@ fn solve_verifying(
 /// infinity by an estimate (a stable positive valuation of `y_n` at s ≤ 1e-8) at a point of
 /// condition 1.6e7. Such paths are re-tracked in the first recovery round, their last
 /// stretch in double-double (`solver::VERIFY_DIVERGING_COND`): all 2,048 solutions, none
-/// at infinity. Which path needs it changes with any change of the step control (session
-/// 12's case was seed 1 on resident slots), so the tracker settings where this one occurs
-/// are pinned here (the endgame target 1e-5, not the default 1e-6). ~15 s on two cores.
+/// at infinity. Which path needs it changes with any change of the step control (under
+/// other settings it is one of seed 1 on resident slots), so the tracker settings where this
+/// one occurs are pinned here (the endgame target 1e-5, not the default 1e-6). ~15 s on two cores.
 #[test]
 fn diverging_estimates_near_huge_solutions_are_verified() {
     let (s, verified) = solve_verifying("chandra12", 5, (1e-4, 1e-5));
@@ -387,10 +387,10 @@ fn diverging_estimates_near_huge_solutions_are_verified() {
 }
 
 /// chandra-13 (seed 1, CPU, default settings pinned): path 3714 is put at infinity by an
-/// estimate (valuation 0.47 at s = 1e-8) at a point of condition 4.6e5, below the 1e6
-/// from which such paths used to be verified; it is on its way to a finite solution, which
+/// estimate (valuation 0.47 at s = 1e-8) at a point of condition 4.6e5, below a threshold
+/// of 1e6 for verifying such paths; it is on its way to a finite solution, which
 /// double-double tracking from its checkpoint reaches. With `VERIFY_DIVERGING_COND` at 1e5
-/// it is verified (4,094 + 1 at infinity; before: 4,093 + 2). The path left at infinity
+/// it is verified (4,094 + 1 at infinity; with 1e6: 4,093 + 2). The path left at infinity
 /// (2890: stalled at s = 5e-12, double-double without convergence at t = 1) is #5's open
 /// problem. ~2 minutes on two cores.
 #[test]
@@ -414,8 +414,9 @@ fn diverging_estimates_at_moderate_condition_are_verified() {
 /// Cauchy endgame: winding number 2, and an estimate (the pair's mean, `x = 1`) with
 /// residual `d² = 1e-6`. At a full-rank Jacobian such an estimate is not a singular
 /// solution: the path is tracked in double-double from its checkpoint instead, and all four
-/// solutions come out nonsingular and accurate. (katsura-11 seed 1 showed this on path 818
-/// until the trigger asked for three agreeing slopes, session 20; its count is kept below.)
+/// solutions come out nonsingular and accurate. (katsura-11 seed 1 shows this on path 818
+/// when the trigger asks for only two agreeing slopes, `track::path::TRIGGER_SLOPES`; its
+/// count is kept below.)
 #[test]
 fn cauchy_estimates_at_a_full_rank_jacobian_are_not_singular() {
     close_pairs_are_four_nonsingular_solutions(1e-3, "a full-rank Jacobian");
@@ -661,9 +662,9 @@ fn sheets_passing_each_other_far_from_t_1_keep_their_solutions() {
 
 /// The same pair with `d = 1e-5`: the pair's mean `x = 1` has a singular Jacobian (the
 /// pair is symmetric), so the rank cannot tell the cluster from a double root; its residual
-/// `d² = 1e-10` (2e-11 relative) can (`post::CLUSTER_RESIDUAL`). Until session 21 each pair
-/// was reported as one singular solution of multiplicity 2. The roots, 2e-5 apart, have
-/// condition ~1e5: double precision resolves them.
+/// `d² = 1e-10` (2e-11 relative) can (`post::CLUSTER_RESIDUAL`). Judged by the rank alone,
+/// each pair would be reported as one singular solution of multiplicity 2. The roots, 2e-5
+/// apart, have condition ~1e5: double precision resolves them.
 #[test]
 fn a_cluster_whose_mean_has_a_singular_jacobian_is_not_a_double_root() {
     close_pairs_are_four_nonsingular_solutions(1e-5, "a residual above the cluster bound");
@@ -750,9 +751,9 @@ fn first_pass_alone(name: &str, path: u64) -> (pathtrack::report::Summary, Endpo
 }
 
 /// cyclic-9 (polyhedral, seed 1) path 3852 heads to its positive-dimensional sets at
-/// infinity with a condition growing like `s^{−3}`. Until session 30 it was tracked until
-/// its steps underflowed, then 4,000 steps in double-double from s = 3e-5 failed, and the
-/// valuation put it at infinity: 4,653 steps. The tracker now stops it at s ≈ 1e-2, where
+/// infinity with a condition growing like `s^{−3}`. Tracked until its steps underflow, then
+/// 4,000 steps in double-double from s = 3e-5 that fail, it would be put at infinity by the
+/// valuation after 4,653 steps. The tracker stops it at s ≈ 1e-2, where
 /// double precision could not reach the divergence test (`track::path::beyond_double`),
 /// with the same status.
 #[test]
@@ -768,11 +769,11 @@ fn a_path_beyond_double_precision_stops_early_at_infinity() {
 
 /// cyclic-12 (polyhedral, seed 1) path 325 heads to a positive-dimensional set at infinity
 /// (valuation 0.66) slowly enough that double precision takes it to s ≈ 3e-8 (κ ≈ 4e12),
-/// where its steps underflow. Its tracking in double-double from there crawled at steps of
-/// ~s/300 to the 4,000-step limit (s ≈ 3e-13), and the valuation then put it at infinity:
-/// 4,567 steps. On the first pass that tracking now gives up after 100 steps that shrink s
-/// less than 3-fold (`track::dd::DD_PACE_STEPS`), with the same status: 667 steps in all
-/// (400 steps and 100-fold until session 34: 967).
+/// where its steps underflow. Its tracking in double-double from there crawls at steps of
+/// ~s/300; left to reach the 4,000-step limit (s ≈ 3e-13), it would then be put at infinity
+/// by the valuation: 4,567 steps. On the first pass that tracking gives up after 100 steps
+/// that shrink s less than 3-fold (`track::dd::DD_PACE_STEPS`), with the same status: 667
+/// steps in all (with 400 steps and 100-fold: 967).
 #[test]
 fn a_crawling_double_double_tracking_gives_up_on_the_first_pass() {
     let (s, e) = first_pass_alone("cyclic12", 325);

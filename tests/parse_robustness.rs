@@ -1,4 +1,4 @@
-//! Inputs that the parser once accepted wrongly or crashed on: each must now be refused
+//! Inputs that a parser can easily accept wrongly or crash on: each must be refused
 //! with an `InputError` that names the equation and the cause.
 
 use pathtrack::system::parse_str;
@@ -13,7 +13,7 @@ fn parse_err(text: &str, origin: &str) -> InputError {
 
 #[test]
 fn overflow_in_a_sum_is_a_non_finite_coefficient() {
-    // 1e308 + 1e308 overflows to inf; inf - inf is NaN. Both used to be accepted.
+    // 1e308 + 1e308 overflows to inf; inf - inf is NaN. Neither may be accepted.
     let text = "variables: [x, y]\nequations:\n  - \"1e308*x + 1e308*x - 1\"\n  - \"x - y\"\n";
     let e = parse_err(text, "t.yaml");
     assert_eq!(e.equation, Some(1), "{e}");
@@ -41,7 +41,7 @@ fn overflow_in_a_sum_is_a_non_finite_coefficient() {
 
 #[test]
 fn huge_equation_count_in_a_phcpack_header_is_an_error() {
-    // Both used to abort: a capacity overflow panic and a failed 24 TB allocation.
+    // Allocated as stated, both abort: a capacity overflow panic, a failed 24 TB allocation.
     for n in ["18446744073709551615", "1000000000000"] {
         let e = parse_err(&format!("{n}\nx - 1;\n"), "t.phc");
         assert!(
@@ -56,7 +56,8 @@ fn huge_equation_count_in_a_phcpack_header_is_an_error() {
 
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
-    // 10000 parentheses (or 50000 signs) used to overflow the main thread's 8 MiB stack.
+    // Parsed by plain recursion, 10000 parentheses (or 50000 signs) overflow the main
+    // thread's 8 MiB stack.
     // This test runs on a 2 MiB test thread.
     let deep = |open: &str, close: &str, k: usize| {
         format!(

@@ -121,11 +121,11 @@ fn resident_host_groups_give_the_same_bits_on_any_thread_count() {
 /// A slot whose homogenizing coordinate still shrinks once `s ≤ DIVERGENCE_S` (reimer-5's
 /// 576 paths to infinity) goes back to its oldest endgame sample (`s` ≈ 1e-7) and tracks on
 /// from there in double-double mode until the host's divergence rule ends it
-/// (`slot::EXIT_DIVERGED`; before session 24 the host tracked it on from that sample,
-/// `slot::EXIT_CONTINUE`). Until session 21 the host tracked such a path again from its
-/// endgame-zone entry (`s` = 0.1): those paths took 1.33× the plain tracker's steps; then
-/// 1.19× (the slots confirm every Newton step, and the stretch after the oldest sample is
-/// tracked twice).
+/// (`slot::EXIT_DIVERGED`; without double-double mode the slot hands it to the host from that
+/// sample, `slot::EXIT_CONTINUE`). Tracked again by the host from its endgame-zone entry
+/// (`s` = 0.1), such paths would take 1.33× the plain tracker's steps; handed over from the
+/// oldest sample, 1.19× (the slots confirm every Newton step, and the stretch after the
+/// oldest sample is tracked twice).
 #[test]
 fn paths_to_infinity_are_not_tracked_through_the_endgame_zone_twice() {
     let sys = shipped("reimer5");

@@ -60,8 +60,8 @@ fn cyclic8_has_1152_nonsingular_solutions_besides_its_curve() {
     }
 }
 
-/// katsura-9: about 3.3 s per seed on two cores since the tropical mixed cells (the stable
-/// enumeration used to dominate it).
+/// katsura-9: about 3.3 s per seed on two cores with the tropical mixed cells (the stable
+/// enumeration would dominate it).
 #[test]
 fn katsura_5_to_9_have_2_to_the_n_solutions_in_cn() {
     for n in 5..=9 {

@@ -120,8 +120,8 @@ fn two_concentric_circles_have_all_solutions_at_infinity() {
 /// degree 144): every endpoint counted nonsingular is one of the 1,152 isolated roots that
 /// the polyhedral start finds, distinct. Paths tracked in double-double onto singular
 /// points of the curve contract linearly (4e-12, 2e-12, 1e-12, …) and Newton from points
-/// near it wanders after dropping quadratically; until session 29 both counted as
-/// nonsingular (1,613 "nonsingular" for seed 1). About 40 s on two cores.
+/// near it wanders after dropping quadratically; counting both as nonsingular would give
+/// 1,613 "nonsingular" for seed 1. About 40 s on two cores.
 #[test]
 fn cyclic8_total_degree_nonsingular_endpoints_are_isolated_roots() {
     let sys = shipped("cyclic8");

@@ -252,8 +252,8 @@ fn run_cuda(a: &RrefArgs) -> Result<i32> {
 /// Entries whose largest magnitude lies outside `[2^-64, 2^64]` are scaled by a power of
 /// two that brings it into `[1, 2)` (an absolute `--tol` with them). The RREF of `c·A` is
 /// that of `A` and the default tolerance scales with `‖A‖`, so the result is the same,
-/// but a tiny matrix (diag(1e-320, 1e-320)) no longer has a zero tolerance and pivots
-/// whose reciprocals overflow to inf (rank 1 and NaN entries).
+/// while a tiny matrix (diag(1e-320, 1e-320)) left unscaled would have a zero tolerance and
+/// pivots whose reciprocals overflow to inf (rank 1 and NaN entries).
 fn scale_into_range<E: Copy + std::ops::Mul<f64, Output = E>>(
     data: &mut [E],
     opt: &mut EchelonOptions,

@@ -263,7 +263,7 @@ mod tests {
     /// `(x² + y² − 1)(y − 3)`: the unit circle and the isolated root (2, 3). From 1e-3 off
     /// the circle the corrections drop (…, ≤ 1e-12) and grow again, so Newton has not
     /// converged; from 1e-3 off (2, 3) it has. Then sequences as such: a cyclic-8 path's, as
-    /// recorded (before session 29 counted as converged: 154 of its curve's points
+    /// recorded (a rule that counts it as converged makes 154 of its curve's points
     /// nonsingular); a drop at the last correction; a chandra-11 root's (4e-7, 4e-14, 5e-21,
     /// docs/tracker.md, with a last correction below `DD_STEP_TOL`); a start on a root.
     #[test]

@@ -173,8 +173,8 @@ pub fn cluster_with<P: AsRef<[C64]> + Sync>(points: &[P], tols: &[f64]) -> Vec<u
 /// target is). The sweep of [`cluster_with`]: targets sorted along the projection, each query
 /// compares only those whose key lies within `reach(tol)·(1 + ‖q‖∞)` of its own, so the
 /// cost is about (targets + queries)·log(targets) where the points are spread, not
-/// targets × queries: `report::Tally::solutions` matched cyclic-12's ~10⁴ singular clusters
-/// against its 3.7·10⁵ nonsingular solutions pair by pair, minutes per call (session 31).
+/// targets × queries: pair by pair, `report::Tally::solutions` matching cyclic-12's ~10⁴
+/// singular clusters against its 3.7·10⁵ nonsingular solutions takes minutes per call.
 pub fn first_close(targets: &[&[C64]], queries: &[&[C64]], tol: f64) -> Vec<Option<usize>> {
     let Some(n) = targets.first().or(queries.first()).map(|x| x.len()) else {
         return vec![None; queries.len()];

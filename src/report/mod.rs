@@ -355,7 +355,7 @@ pub struct Tally {
     index: std::collections::HashMap<u64, usize>,
     /// [`Self::solutions`] of the records as they are, computed on first use after a change:
     /// the suspects, the counts, the recovered paths and the summary read one clustering
-    /// (cyclic-12: 3.7·10⁵ solutions, about 4 s per clustering in session 33).
+    /// (cyclic-12: 3.7·10⁵ solutions, about 4 s per clustering).
     clustered: std::sync::OnceLock<Vec<Solution>>,
 }
 
@@ -516,8 +516,8 @@ impl Tally {
     /// Paths whose nonsingular endpoint is shared with another path (path jumping), and
     /// paths that failed: the candidates for re-tracking. Paths at infinity are not among
     /// them, even those that stalled or where Newton did not converge: re-tracking those
-    /// (tighter steps, up to 64× the steps, the last round in double-double) made cyclic-10's
-    /// recovery take minutes (session 9).
+    /// (tighter steps, up to 64× the steps, the last round in double-double) makes cyclic-10's
+    /// recovery take minutes.
     pub fn suspects(&self) -> Vec<u64> {
         let mut out: Vec<u64> = self
             .distinct()

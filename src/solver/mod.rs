@@ -27,29 +27,29 @@ const REFINE_BATCH: usize = 256;
 /// stopped short of t = 1 comes (`TrackCode::stopped_short`: its refinement is the costly
 /// tracking in double-double, so its batch leaves at once).
 ///
-/// 200 ms until session 22, and no early dispatch: a GPU solve of chandra-12 takes ~1 s,
-/// and a path that stopped short (tracked in double-double, 50–100 ms) could wait 200 ms
-/// before its refinement began. Measured on the H200 (chandra-12 seeds 1–3, three runs):
+/// Not 200 ms without early dispatch: a GPU solve of chandra-12 takes ~1 s, and a path that
+/// stopped short (tracked in double-double, 50–100 ms) could wait 200 ms before its
+/// refinement began. Against that, measured on the H200 (chandra-12 seeds 1–3, three runs):
 /// −6 % on seed 3, no change beyond the noise on seeds 1–2; the output is the same.
 const REFINE_WAIT: std::time::Duration = std::time::Duration::from_millis(25);
 /// Endpoints being refined at once, at most; the tracker waits for the oldest task beyond
-/// this. 64 batches until session 32, but a path that stopped short is a batch of its own
-/// (its refinement may track it in double-double), and once the resident slots ended
-/// cyclic-12's paths at infinity themselves ~100 such batches came per loop: the GPU
-/// waited on the refinement threads (the first version of that change: 233 loops in the
-/// first 100 s against 453 before).
+/// this. Not 64 batches: a path that stopped short is a batch of its own (its refinement may
+/// track it in double-double), and with the resident slots ending cyclic-12's paths at
+/// infinity themselves ~100 such batches come per loop, so with 64 the GPU waits on the
+/// refinement threads (233 loops in the first 100 s, against 453 with the paths at infinity
+/// left to the host).
 const REFINE_IN_FLIGHT: usize = 1 << 16;
 /// A batch is refined as tasks of at most this many endpoints, each refining its own in
 /// turn. A task never waits on another, so a refinement thread never starts one task inside
-/// another: a task that split its batch across the pool (`into_par_iter`, until session
-/// 33) waited on its other half, and while waiting its thread ran other queued batches on
-/// its own stack. With thousands of batches in flight (each path that stopped short is one)
-/// that nesting overflowed a thread's stack (cyclic-12 on the H200, 30 s into the run, once
-/// the resident slots stopped its paths at infinity in double-double mode themselves).
+/// another: a task that split its batch across the pool (`into_par_iter`) would wait on its
+/// other half, and while waiting its thread would run other queued batches on its own stack.
+/// With thousands of batches in flight (each path that stopped short is one) that nesting
+/// overflows a thread's stack (cyclic-12 on the H200, 30 s into the run, with the resident
+/// slots stopping its paths at infinity in double-double mode themselves).
 ///
 /// One endpoint per task: refining costs from microseconds (Newton in double) to seconds
 /// (double-double tracking of a stopped path, unpaced in the recovery rounds), and tasks of
-/// 16 serialized the costly ones of a batch. cyclic-12 seed 1 on the H200, alternated on one
+/// 16 serialize the costly ones of a batch. cyclic-12 seed 1 on the H200, alternated on one
 /// machine: 143.5 s with 16, 125.5 s with 1 (recovery's first round 21.8 → 7.0 s; the first
 /// pass 76.7 and 78.3 s).
 const REFINE_TASK: usize = 1;
@@ -106,10 +106,10 @@ mod task_depth {
 /// and the observer in the order the tracker gave the endpoints, so the output does not
 /// depend on timing.
 ///
-/// Until session 20 each batch was refined while the tracker waited: the batch took as long
-/// as its slowest endpoint, and on chandra-12 (2 threads) the tracker waited 1.8 s of 8.7 s
-/// while a few endpoints tracked in double-double kept one thread busy each. On the
-/// device's 16 cores chandra-16 ran with a load average of 3.
+/// Not refined while the tracker waits: then a batch takes as long as its slowest endpoint;
+/// on chandra-12 (2 threads) the tracker waited 1.8 s of 8.7 s while a few endpoints
+/// tracked in double-double kept one thread busy each, and on the device's 16 cores
+/// chandra-16 ran with a load average of 3.
 struct RefineQueue<'q, 'r, 'a, 's> {
     /// What refines an endpoint ([`Refiner::process`]).
     refine: &'r (dyn Fn(crate::track::PathEnd) -> Endpoint + Sync),
@@ -797,8 +797,8 @@ fn suspects_after(tally: &Tally, attempt: u8, start: &Start, paths: u64) -> Vec<
     suspects
 }
 
-/// A path put at infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]: stopped as diverging, a
-/// stable valuation of the homogenizing coordinate at `s ≤`
+/// A path put at infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]: stopped as
+/// diverging, a stable valuation of the homogenizing coordinate at `s ≤`
 /// [`crate::track::path::DIVERGENCE_S`], or stalled with a positive valuation) at a point of
 /// condition at least this is re-tracked in the first recovery round, where its last
 /// stretch is tracked in double-double from its checkpoint ([`crate::track::dd`]). Near a
@@ -806,7 +806,7 @@ fn suspects_after(tally: &Tally, attempt: u8, start: &Start, paths: u64) -> Vec<
 /// to chandra-12's solution of norm 5e7 (path 1107, resident slots, seed 1) still had
 /// `|y_n| ∼ 1.6e-4·s^{1/4}` at s = 1e-8 (κ = 1.6e8), a regime that lasts down to
 /// s ≈ 1e-16; chandra-13's path 1066 (seed 1) stopped at κ = 4.9e7, and its path 3714
-/// (seed 1, CPU, session 14) at κ = 4.6e5, below the 1e6 this was before
+/// (seed 1, CPU) at κ = 4.6e5, below what a threshold of 1e6 would catch
 /// (tests/endgame.rs). A well-conditioned point is far from such a cluster. The cost is
 /// bounded by [`verify_diverging_max`].
 pub const VERIFY_DIVERGING_COND: f64 = 1e5;
@@ -826,7 +826,7 @@ pub fn verify_diverging_max(paths: u64) -> u64 {
 /// `1e-6/100^k` ([`TrackerOptions::tightened`]), the last also with double-double residuals
 /// at every Newton correction of the path ([`Residual::DoubleDouble`]).
 ///
-/// The last round's 1e-12 (1e-10 until session 18, as tight as the second round): chandra-16
+/// The last round's 1e-12, not 1e-10 (as tight as the second round): chandra-16
 /// (seed 1) has two sheets that pass each other at s ≈ 26.79, far from t = 1. The path on
 /// one of them (31675) heads there towards a coordinate point (its other coordinates fall
 /// from 1e-2 to 2e-9 of the largest within Δs ≈ 0.2; condition 1.6e5 in its cell's
@@ -990,9 +990,9 @@ mod tests {
     /// Endpoints as the GPU hands them over, one after another, every eighth stopped short
     /// (its batch leaves at once; refining it takes 2 ms, the others nothing): no
     /// refinement task ever runs inside another on a refinement thread, and the endpoints
-    /// come out in their order. Until session 33 a task split its batch across the pool and
-    /// waited on the half another thread took, running other batches meanwhile on its own
-    /// stack: cyclic-12 on the H200 overflowed a refinement thread's stack 30 s into the run.
+    /// come out in their order. A task that split its batch across the pool would wait on the
+    /// half another thread took, running other batches meanwhile on its own stack: so
+    /// cyclic-12 on the H200 overflows a refinement thread's stack 30 s into the run.
     #[test]
     fn refinement_tasks_never_nest() {
         use crate::post::{Endpoint, Status};

@@ -35,32 +35,32 @@ use num_complex::Complex64 as C64;
 /// and the paths that stall do so at s ≈ 1e-14…1e-11).
 pub const DD_CHECKPOINT_S: f64 = 1e-8;
 /// Target size of the first Newton correction (predictor error), relative to ‖y‖ = 1.
-/// 1e-8 until session 22: with 1e-6 the endpoints of chandra-12 (seeds 1–3), chandra-13
-/// (seeds 1–2) and chandra-14 (seed 1) are the same path for path (to 5e-14), and the
-/// CPU backend takes 10–30 % less time on them (chandra-13 seed 1: 32.5 → 23.8 s on
-/// two cores); these trackings were as much CPU time as the host's own steps.
+/// Not 1e-8: with 1e-6 the endpoints of chandra-12 (seeds 1–3), chandra-13 (seeds 1–2) and
+/// chandra-14 (seed 1) are the same path for path (to 5e-14), and the CPU backend takes
+/// 10–30 % less time on them (chandra-13 seed 1: 32.5 → 23.8 s on two cores); with 1e-8
+/// these trackings take as much CPU time as the host's own steps.
 pub const DD_ETA_TARGET: f64 = 1e-6;
 /// ... in the recovery rounds from the second on: the end of a first tracking near
-/// chandra-14's clusters of huge-norm solutions (κ ≥ 1e16) was off their Newton basins.
-/// The first round used it too until session 23; with [`DD_ETA_TARGET`] there, every
-/// endpoint of chandra-12 (seeds 1–3), chandra-13 (seeds 1–2) and chandra-14 (seed 1) is the
-/// same path for path, with the same recoveries, and chandra-12 seed 3's paths take 1,706
+/// chandra-14's clusters of huge-norm solutions (κ ≥ 1e16) is off their Newton basins.
+/// Not in the first round: with [`DD_ETA_TARGET`] there rather than this, every endpoint of
+/// chandra-12 (seeds 1–3), chandra-13 (seeds 1–2) and chandra-14 (seed 1) is the same path
+/// for path, with the same recoveries, and chandra-12 seed 3's paths take 1,706
 /// double-double steps in all instead of 2,671 (CPU backend).
 pub const DD_ETA_TARGET_RETRACK: f64 = 1e-10;
 /// A step whose first correction exceeds this is rejected.
 pub const DD_ETA_MAX: f64 = 1e-5;
 /// Newton converged when a correction is below this: what it leaves is about ω·η² (ω
 /// Newton's quadratic constant), far below the next step's predictor error
-/// ([`DD_ETA_TARGET`]), and the end at t = 1 is refined by Newton anyway. 1e-20
-/// until session 29, which took one more solve per step: chandra-14 (CPU, seed 1) gives the
-/// same statuses with 1e-15, coordinates within 6.6e-14, 936 tails in 99,589 steps instead
-/// of 112,317 (chandra-13: 478 tails, 55,435 → 49,182; chandra-12 seeds 1–3: 2,048 each).
+/// ([`DD_ETA_TARGET`]), and the end at t = 1 is refined by Newton anyway. Not 1e-20, which
+/// takes one more solve per step: chandra-14 (CPU, seed 1) gives the same statuses with
+/// 1e-15, coordinates within 6.6e-14, 936 tails in 99,589 steps instead of 112,317
+/// (chandra-13: 478 tails, 55,435 → 49,182; chandra-12 seeds 1–3: 2,048 each).
 pub const DD_CORRECTOR_TOL: f64 = 1e-15;
 /// A correction below this that does not halve is the rounding level `κ·1e-32`: converged.
-/// Chandra-14/15's roots of norm 2e9–4e9 have κ ≈ 1e19 there: at 1e-13 (until session 16)
-/// the corrector took their noise (first corrections 6e-14–2e-13 that did not halve) for
-/// divergence, halved the step down to 1e-29 at s = 9.3e-18 and gave up (chandra-15 seed 1:
-/// 5 paths put at infinity, 3 of them then ending on their missing roots).
+/// Chandra-14/15's roots of norm 2e9–4e9 have κ ≈ 1e19 there: at 1e-13 the corrector takes
+/// their noise (first corrections 6e-14–2e-13 that do not halve) for divergence, halves the
+/// step down to 1e-29 at s = 9.3e-18 and gives up (chandra-15 seed 1: 5 paths put at
+/// infinity, 3 of them then ending on their missing roots).
 pub const DD_NOISE: f64 = 1e-11;
 /// Newton iterations per step.
 pub const DD_CORRECTOR_ITERS: u32 = 4;
@@ -73,13 +73,13 @@ pub const DD_MAX_STEPS: u32 = 4000;
 /// With `pace` (the first pass), a tracking gives up when `s = τ_end − τ` has shrunk less
 /// than [`DD_PACE_SHRINK`]-fold over the last this many steps: a path still crawling there
 /// is not approaching a nonsingular endpoint of huge norm, whose trackings take 77–241
-/// steps in all (chandra-12, chandra-13, seed 1). cyclic-12's paths towards its
-/// positive-dimensional sets at infinity (valuation 0.66, κ ≈ 4e12 at s = 2e-8) took steps
-/// of ~s/300 until [`DD_MAX_STEPS`], 4,000 steps from s = 3e-8 to 3e-13, and were put at
+/// steps in all (chandra-12, chandra-13, seed 1). Without it, cyclic-12's paths towards its
+/// positive-dimensional sets at infinity (valuation 0.66, κ ≈ 4e12 at s = 2e-8) take steps
+/// of ~s/300 until [`DD_MAX_STEPS`], 4,000 steps from s = 3e-8 to 3e-13, and are put at
 /// infinity by their valuation all the same; about 3 % of its paths, and on the GPU the
 /// host's tail of the run.
 ///
-/// 400 steps and 100-fold until session 34: on the GPU, cyclic-12's (seed 1) 34,875 paths
+/// Not 400 steps and 100-fold: with those, on the GPU, cyclic-12's (seed 1) 34,875 paths
 /// stopped by a step-size underflow took 3,046 double-double evaluations each in their
 /// refinement, 815 of the 1,318 CPU seconds of its refinement threads, each crawling to
 /// the end of its first window (path 325: `s` from 2.7e-8 to 1.4e-9 in 400 steps, 2.1-fold
@@ -390,10 +390,10 @@ mod tests {
     /// stay at the rounding level κ·1e-32 ≈ 1e-12 instead of halving (chandra-14/15's roots
     /// of norm 2e9–4e9, κ ≈ 1e19): `x + y − 2`, `x + (1+ε)y − (2 + 2ε) + ε·t` with ε = 1e-20
     /// (merged columns, exact in double-double), solution `(t, 2 − t)`. The corrector must
-    /// take that noise for convergence ([`DD_NOISE`]): with the threshold at 1e-13 (until
-    /// session 16) it takes it for a failure to converge, here at the start point already
-    /// ("start point did not converge"; chandra's paths, whose condition grows along the
-    /// path, met it mid-path, their steps halved to underflow).
+    /// take that noise for convergence ([`DD_NOISE`]): with the threshold at 1e-13 it takes
+    /// it for a failure to converge, here at the start point already ("start point did not
+    /// converge"; chandra's paths, whose condition grows along the path, meet it mid-path,
+    /// their steps halved to underflow).
     #[test]
     fn tracks_to_a_root_whose_corrections_are_rounding_noise() {
         let eps = 1e-20;

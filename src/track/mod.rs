@@ -25,13 +25,13 @@ use num_complex::Complex64 as C64;
 pub use path::{PathEnd, PathState, TrackCode};
 
 /// The predictor error target near toric infinity ([`path::Regime::NearToricInfinity`]):
-/// 1e-6, the first pass's everywhere until session 13 (eco-10 seed 6 lost its path 103 at
-/// the switch to log coordinates with 1e-5).
+/// 1e-6, tighter than the loose regime's target (with 1e-5, eco-10 seed 6 loses its path 103
+/// at the switch to log coordinates).
 pub const NEAR_TORIC_INFINITY_ETA: f64 = 1e-6;
 
 /// The predictor error target that re-tracking round `k` divides by `100^k`
-/// ([`TrackerOptions::tightened`]): 1e-6, the first pass's until session 13. The loose
-/// first-pass target is for speed; a pair of chandra-12's paths that jumped inside a
+/// ([`TrackerOptions::tightened`]): 1e-6. The first pass's looser target
+/// ([`TrackerOptions::eta_target`]) is for speed; a pair of chandra-12's paths that jumped inside a
 /// cluster of huge-norm solutions (seed 4, resident slots) separated only at 1e-8.
 pub const RETRACK_ETA: f64 = 1e-6;
 
@@ -50,16 +50,16 @@ pub struct TrackerOptions {
     pub h_min: f64,
     /// Target size of the first Newton correction (predictor error) in the loose regime
     /// ([`path::Regime::Loose`]: before the endgame zone, coordinates not spread). 1e-4 by
-    /// default: from 1e-6 it cut the steps per path by about 40 % (katsura-10 210 → 131,
+    /// default: against 1e-6 it cuts the steps per path by about 40 % (katsura-10 210 → 131,
     /// eco-10 190 → 96, cyclic-7 100 → 58) with the same solution counts on the benchmark
     /// families; the paths that then jump (close pairs of solutions, katsura-10 seed 1) are
     /// re-tracked ([`Self::tightened`]). Steps are still rejected above `eta_max` (1e-3).
     pub eta_target: f64,
     /// The same in the endgame zone `τ > endgame_tau` and on Cauchy loops
-    /// ([`path::Regime::Endgame`]): 1e-6 as in session 12, where the valuations of `y_n`,
-    /// the singularity test and the endpoint decisions read the points. 1e-5 there saved
-    /// katsura-10 a tenth of its steps (131 per path against 147), but chandra-13 on the H200
-    /// lost more solutions in clusters of huge-norm ones (4,086 + 4 at ∞ + 6 duplicate paths
+    /// ([`path::Regime::Endgame`]): 1e-6, where the valuations of `y_n`, the singularity
+    /// test and the endpoint decisions read the points. 1e-5 there saves katsura-10 a tenth
+    /// of its steps (131 per path against 147), but chandra-13 on the H200 loses more
+    /// solutions in clusters of huge-norm ones (4,086 + 4 at ∞ + 6 duplicate paths
     /// against 4,091 + 2 + 3).
     pub eta_target_endgame: f64,
     /// Reject the step when the first Newton correction exceeds this.

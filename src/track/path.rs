@@ -79,10 +79,10 @@ pub const BEYOND_DOUBLE_MIN_RATE: f64 = 0.5;
 /// `s = τ_end − τ` of a sample: `tau_end` is the tracker's. Both step machines apply it:
 /// [`PathState`] and the resident slots (`track::resident::slot`, `kernels/track.cu`).
 ///
-/// Such a path used to go on until its steps underflowed where `κ·ε` swamped them, and was
-/// then put at infinity by the same valuation estimate: cyclic-12's paths towards the
+/// Without the rule such a path goes on until its steps underflow where `κ·ε` swamps them,
+/// and is then put at infinity by the same valuation estimate: cyclic-12's paths towards the
 /// positive-dimensional sets at infinity (27 % of its 500,352 paths) have `κ ∼ s^{−2}` to
-/// `s^{−5.6}` and took 300–4,600 steps each (regular paths 114): on its first 400 paths
+/// `s^{−5.6}` and then take 300–4,600 steps each (regular paths 114): on its first 400 paths
 /// (seed 1), 81 % of the first pass's steps.
 /// A path to a finite solution of huge norm mimics a diverging one only while
 /// `s > 1/‖x‖`, and its κ stays below what double resolves until then (the double tracker
@@ -148,7 +148,7 @@ pub const SINGULAR_SLOPE: f64 = -0.2;
 /// branch point near the loops to come).
 pub const SLOPE_AGREEMENT: f64 = 0.1;
 /// ... on this many successive pairs of samples (four samples, `s` shrinking 27-fold).
-/// Two until session 20: 55 of chandra-10's 512 paths, all to nonsingular but
+/// With two: 55 of chandra-10's 512 paths, all to nonsingular but
 /// ill-conditioned endpoints, showed two agreeing slopes; their loops all closed with
 /// winding number 1 and cost a tenth of the run's steps. With three, 5 paths loop, and
 /// cyclic-8's singular endpoints still take the endgame (582 against 588 Cauchy endpoints,
@@ -164,7 +164,7 @@ pub const MIN_TRIGGER_SLOPE: f64 = 1.0 / MAX_TRIGGER_WINDING - 1.0;
 /// points of other sheets: the round is given up. A loop in the Puiseux regime is smooth
 /// in the loop parameter and takes about one step per segment (cyclic-8: 20 steps per loop
 /// at the median and the 90th percentile, 85 at most); chandra-9's nonsingular but
-/// ill-conditioned endpoints took 300 per loop, and a dozen loops, before this cap.
+/// ill-conditioned endpoints take 300 per loop, and a dozen loops, without this cap.
 pub const LOOP_STEP_BUDGET: u32 = 8 * crate::endgame::cauchy::SAMPLES_PER_LOOP as u32;
 /// Largest winding number whose slope starts the Cauchy endgame (see [`MIN_TRIGGER_SLOPE`]);
 /// a path with a larger one is tracked along the real axis to its end instead.
@@ -177,7 +177,7 @@ pub const USABLE_ACCURACY: f64 = 1e-6;
 /// condition now), is below the corrector's tolerance: the second correction would only
 /// confirm it. The Kantorovich bound for a correction of size η is `ω·η²/2`; the factor
 /// covers ω's drift between steps. Measured on the traces of chandra-10, katsura-10 and
-/// cyclic-7 (session 20): with the ω of the previous step and this factor, 4 of ~38,000
+/// cyclic-7: with the ω of the previous step and this factor, 4 of ~38,000
 /// steps in the endgame zone that the rule accepts left more than the tolerance.
 pub const ONE_CORRECTION_SAFETY: f64 = 4.0;
 /// At most this many successive steps are accepted after one correction; the next takes a
@@ -186,7 +186,7 @@ pub const ONE_CORRECTION_RUN: u32 = 3;
 /// ... and at a projective point the predicted error must also be below this fraction of the
 /// smallest coordinate's modulus. The tolerance is absolute (`‖y‖ = 1`), while a second
 /// correction leaves ~`ω·η₂²`, far below it: small coordinates (the homogenizing one at a
-/// solution of huge norm, `y_n ≈ 1e-10` for `x − 1e10·y, y² − 1`) kept their digits only
+/// solution of huge norm, `y_n ≈ 1e-10` for `x − 1e10·y, y² − 1`) keep their digits only
 /// through it, and the valuations and the at-infinity test read them. In log coordinates
 /// the error is relative already.
 pub const ONE_CORRECTION_RELATIVE: f64 = 1e-6;

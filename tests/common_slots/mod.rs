@@ -103,10 +103,10 @@ impl<B: Backend + ResidentTracker> ResidentTracker for Tally<B> {
 /// cyclic-9 (polyhedral, seed 1), paths 3000–3999 on `backend`: the paths that the host's
 /// rule `track::path::beyond_double` stops (heading to infinity with a condition growing too
 /// fast for double precision) end in their slots (`slot::EXIT_BEYOND_DOUBLE`), all but
-/// those evicted to the host in the tail of the batch. Until session 31 the slots kept no
-/// condition estimates at their samples: such paths went on until κ passed `ZONE_COND`,
-/// and the host tracked their endgame zone again (on the GPU, cyclic-12's first pass spent
-/// 363 of its 369 s in those host rounds).
+/// those evicted to the host in the tail of the batch. Slots keeping no condition estimates
+/// at their samples would let such paths go on until κ passed `ZONE_COND`, and the host
+/// would track their endgame zone again (on the GPU, cyclic-12's first pass then spends 363
+/// of its 369 s in those host rounds).
 pub fn beyond_double_in_slots<B: Backend + ResidentTracker>(backend: B) {
     let mut beyond = 0u64;
     let (s, x) = solve_shipped(
@@ -126,7 +126,7 @@ pub fn beyond_double_in_slots<B: Backend + ResidentTracker>(backend: B) {
         "{}: {beyond} paths beyond double precision; slot exits {x:?}",
         s.backend
     );
-    // more than the tail could hold (54 on the CPU in session 31, all in their slots)
+    // more than the tail could hold (54 on the CPU, all in their slots)
     assert!(
         beyond > tail + 10,
         "{beyond} paths beyond double precision; {s:?}"
@@ -140,24 +140,24 @@ pub fn beyond_double_in_slots<B: Backend + ResidentTracker>(backend: B) {
 /// cyclic-9 (polyhedral, seed 1), all 11,016 paths on `backend`: the paths heading to its
 /// positive-dimensional sets at infinity whose condition estimate passes `ZONE_COND` early
 /// in the endgame zone stay in their slots (`slot::Slot::carry`) and end there, as the host
-/// tracker would end them; only the tail of the batch goes to the host. Until session 32
-/// they went to the host, which tracked their endgame zone again (59 hand-overs on the CPU,
-/// 27 of them outside the tail; on the GPU, cyclic-12's first pass spent 275 of its 282 s
+/// tracker would end them; only the tail of the batch goes to the host. Sent to the host
+/// instead, they would have their endgame zone tracked again (59 hand-overs on the CPU, 27
+/// of them outside the tail; on the GPU, cyclic-12's first pass then spends 275 of its 282 s
 /// in such host rounds). The solution counts are cyclic-9's.
 pub fn carried_to_their_end<B: Backend + ResidentTracker>(backend: B) {
-    // 32 hand-overs on the CPU in session 32 (the tail), 59 before
+    // 32 hand-overs on the CPU (the tail), 59 without carrying
     few_hand_overs(backend, "cyclic9", None, (5994, 162, 4374, 0), 10);
 }
 
 /// cyclic-12 (polyhedral, seed 1), paths 41000–41499 on `backend`: the paths to its
 /// positive-dimensional sets at infinity that underflow in double-double mode once their
 /// valuation has settled at 1/3 end in their slots (`slot::EXIT_STOPPED`), as the host
-/// ended them; only the tail of the batch goes to the host. Until session 33 they went to
-/// the host (46 hand-overs on the CPU, 14 outside the tail, 13 of them these), which
-/// tracked them again from where the mode went back to and stopped them the same way. The
-/// counts are the same either way.
+/// would end them; only the tail of the batch goes to the host. Sent to the host instead
+/// (46 hand-overs on the CPU, 14 outside the tail, 13 of them these), they are tracked
+/// again from where the mode went back to and stopped the same way. The counts are the same
+/// either way.
 pub fn settled_to_their_end<B: Backend + ResidentTracker>(backend: B) {
-    // 33 hand-overs on the CPU in session 33 (32 the tail), 46 before
+    // 33 hand-overs on the CPU (32 the tail), 46 when these go to the host
     let only = Some((41000..41500).collect());
     few_hand_overs(backend, "cyclic12", only, (332, 0, 168, 0), 5);
 }

@@ -70,8 +70,8 @@ pub fn gj_threads(seg: usize) -> usize {
 /// Whether `gj_directions` runs as persistent blocks (`GJ_PERSIST` in the header: a point per
 /// warp), so that its grid is at most [`Kernels::gj_resident_blocks`]. There the copy of a
 /// group's tile is a large share of the kernel's time (chandra-24, p = 10⁶: 20.9 → 17.3 ms
-/// with it), while with SEG ≤ 16 the persistent loop was slower (cyclic-14: 3.90 → 4.23–4.33
-/// ms; docs/performance.md, session 27).
+/// with it), while with SEG ≤ 16 the persistent loop is slower (cyclic-14: 3.90 → 4.23–4.33
+/// ms; docs/performance.md).
 pub fn gj_persistent(seg: usize) -> bool {
     seg == 32
 }

@@ -47,7 +47,7 @@ pub const ZONE_STEPS: u32 = 64;
 /// ... but a path heading to infinity (the homogenizing coordinate's valuation above
 /// `2·VALUATION_TOL` between its last two samples) goes on in its slot for this many, the
 /// host tracker's stall limit: the host has no other endgame for such a path (its Cauchy
-/// endgame gives it up) and only tracked it again from its zone entry. cyclic-12's paths
+/// endgame gives it up) and would only track it again from its zone entry. cyclic-12's paths
 /// with valuation 1/3 (winding number 3 at infinity) take ~70 steps per halving of `s`
 /// below 1e-6. Seed 1, paths 40000–41499 on the CPU's resident step machine: 228 → 213
 /// hand-overs, 9 % fewer host evaluations, the same endpoints; the whole run on the H200:
@@ -57,9 +57,9 @@ pub const ZONE_STEPS_TO_INFINITY: u32 = crate::track::path::STALL_STEPS;
 // kernels/track.cu reads a zone path's valuation only past ZONE_STEPS (or where it may be
 // carried), which decides the stall at ZONE_STEPS_TO_INFINITY only if that is not smaller.
 const _: () = assert!(ZONE_STEPS <= ZONE_STEPS_TO_INFINITY);
-/// Iterations the slots run between two collections. 32 was no faster on chandra-12,
-/// chandra-13, cyclic-10 or katsura-10 (session 23, H200, seven alternated rounds on two
-/// machines: within ±5 % either way).
+/// Iterations the slots run between two collections. 32 is no faster on chandra-12,
+/// chandra-13, cyclic-10 or katsura-10 (H200, seven alternated rounds on two machines:
+/// within ±5 % either way).
 pub const ITERATIONS: u32 = 16;
 /// Once no start points are left and at most this many paths remain in the slots, they
 /// move to the host tracker (a device iteration for a handful of paths costs more than
@@ -69,12 +69,13 @@ pub const TAIL: usize = 32;
 /// Host paths per group: each group is stepped by one thread, [`HOST_STEPS_BESIDE_SLOTS`]
 /// or [`HOST_STEPS_ALONE`] rounds per loop, without waiting for the others. One round of
 /// all host paths per loop (chandra-12 on the H200: ~75 paths, 16,565 rounds, two
-/// fork-joins each) kept the 16 cores mostly waiting on each other.
+/// fork-joins each) keeps the 16 cores mostly waiting on each other.
 pub const HOST_GROUP: usize = 4;
 /// ... but groups are smaller (down to one path) while the host holds fewer than
 /// `HOST_GROUPS_WANTED · HOST_GROUP` paths, so that at least this many groups share the
-/// cores: a recovery round's 2–4 paths (thousands of steps each, tighter tolerances) were
-/// one group on one thread. A function of the number of paths only, not of the threads.
+/// cores: a recovery round's 2–4 paths (thousands of steps each, tighter tolerances) would
+/// otherwise be one group on one thread. A function of the number of paths only, not of the
+/// threads.
 pub const HOST_GROUPS_WANTED: usize = 16;
 
 /// Whether slots may enter double-double mode (`slot::Slot::residual`): yes unless the
@@ -89,13 +90,13 @@ pub fn host_group_size(n: usize) -> usize {
     (n / HOST_GROUPS_WANTED).clamp(1, HOST_GROUP)
 }
 /// Rounds per group per loop while slots are iterating (`PATHTRACK_RESIDENT_HOST_BESIDE`
-/// overrides it; 2, 8 and 16 were no faster on chandra-12 in session 23).
+/// overrides it; 2, 8 and 16 are no faster on chandra-12).
 pub const HOST_STEPS_BESIDE_SLOTS: u32 = 4;
 /// Rounds per group per loop once the slots are empty (the host's tail): the loop's
-/// fork-join and the hand-over of the ended paths come once per this many rounds. 16 until
-/// session 22; chandra-12 on the H200 (seeds 1–3, two runs each): 16 rounds 0.78–1.12 s,
-/// 64 0.75–1.08 s, 256 0.74–0.99 s; its slowest seed's host tail was 426 loops of one or
-/// two long paths (the last ones evicted from the slots, ~900 steps each).
+/// fork-join and the hand-over of the ended paths come once per this many rounds. Not 16:
+/// chandra-12 on the H200 (seeds 1–3, two runs each): 16 rounds 0.78–1.12 s, 64 0.75–1.08 s,
+/// 256 0.74–0.99 s; with 16, its slowest seed's host tail is 426 loops of one or two long
+/// paths (the last ones evicted from the slots, ~900 steps each).
 pub const HOST_STEPS_ALONE: u32 = 256;
 
 /// Steps the host's paths in groups of [`host_group_size`] (in order) on `pool`, `steps`

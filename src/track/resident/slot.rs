@@ -24,12 +24,12 @@
 //! diverging ([`EXIT_DIVERGED`]); on the first pass, a step-size underflow once the
 //! valuation has settled ([`settled_valuation`]) ends it too ([`EXIT_STOPPED`]). On
 //! chandra-12 about 1,000 paths per seed (to solutions of norm 1e4–1e8, κ up to 1e14) are
-//! in this case: they were most of the host's rounds.
+//! in this case: left to the host, they would be most of its rounds.
 //! Outside double-double mode a path heading to infinity whose condition estimate grows
 //! too fast for double precision to reach the divergence test ([`beyond_double`], the host
 //! tracker's rule, from the condition estimates kept with the samples) ends here as
-//! diverging ([`EXIT_BEYOND_DOUBLE`]): before session 31 such paths went on until their
-//! estimate passed [`ZONE_COND`] and the host tracked their zone again. A path still heading
+//! diverging ([`EXIT_BEYOND_DOUBLE`]): without it such paths would go on until their
+//! estimate passed [`ZONE_COND`], and the host would track their zone again. A path still heading
 //! to infinity when its estimate passes [`ZONE_COND`] at `s >` [`DD_ENTRY_S`] stays in its
 //! slot on the first pass ([`Slot::carry`]) and ends there as the host tracker would end it
 //! ([`EXIT_STOPPED`]).
@@ -58,9 +58,9 @@ pub const EXIT_REACHED: u8 = 2;
 pub const EXIT_HANDOFF: u8 = 3;
 /// The path goes back to the host from late in the zone: the divergence rule, at
 /// `s ≤ DIVERGENCE_S`, hands it over from its oldest endgame sample (see
-/// `Snapshot::from_oldest_sample`). Until session 21 these paths (1,033 of chandra-12's
-/// 1,143 hand-overs, towards its solutions of norm ≳ 1e8) went back from the zone entry
-/// too, and the host tracked their whole zone again: ~1,000 evaluations each.
+/// `Snapshot::from_oldest_sample`). Sent back from the zone entry instead, these paths
+/// (1,033 of chandra-12's 1,143 hand-overs, towards its solutions of norm ≳ 1e8) would have
+/// the host track their whole zone again: ~1,000 evaluations each.
 pub const EXIT_CONTINUE: u8 = 4;
 /// In double-double mode: the homogenizing coordinate's valuation stayed positive
 /// ([`stable_divergence`]): the path ends as diverging, as the host tracker ends it.
@@ -68,10 +68,10 @@ pub const EXIT_DIVERGED: u8 = 5;
 /// Outside double-double mode, in projective coordinates, on the first pass
 /// (`TrackerOptions::stop_beyond_double`): the host's rule [`beyond_double`] on the
 /// samples and their condition estimates says double precision cannot take the path to the
-/// divergence test: it ends as diverging, as the host tracker ends it. cyclic-12's paths
-/// to its positive-dimensional sets at infinity (a quarter of its 500,352) went to the host
-/// at `κ > ZONE_COND` instead, which tracked their whole zone again: 363 of the GPU's
-/// 369 s first pass in session 30.
+/// divergence test: it ends as diverging, as the host tracker ends it. Without this exit,
+/// cyclic-12's paths to its positive-dimensional sets at infinity (a quarter of its
+/// 500,352) go to the host at `κ > ZONE_COND`, which tracks their whole zone again: 363 of
+/// the GPU's 369 s first pass.
 pub const EXIT_BEYOND_DOUBLE: u8 = 6;
 /// In double-double mode a path in the zone goes back to the host when its condition
 /// estimate exceeds this (ZONE_COND otherwise): with the residual in double-double Newton
@@ -81,8 +81,8 @@ pub const ZONE_COND_DD: f64 = 1e13;
 /// A path in the zone whose condition estimate exceeds [`ZONE_COND`] at `s = τ_end − τ ≤`
 /// this enters double-double mode (from its oldest sample) instead of going back to the
 /// host from its zone entry. chandra-12's paths to solutions of norm 1e4–1e8 cross 1e8 at
-/// s = 1e-11…1e-7 (50–75 per seed; the host tracked their whole zone again, half of its
-/// remaining evaluations). Paths to singular endpoints typically cross it earlier and keep
+/// s = 1e-11…1e-7 (50–75 per seed; tracking their whole zone again would be half of the
+/// host's remaining evaluations). Paths to singular endpoints typically cross it earlier and keep
 /// the host's Cauchy endgame from the zone entry; cyclic-8 (seeds 1–3), whose paths end on
 /// a curve of solutions, finds the same 960 distinct well-conditioned solutions and the
 /// same counts of finite and at-infinity endpoints either way.
@@ -96,13 +96,13 @@ pub const EXIT_FAILED: u8 = 16;
 /// `TrackCode::StoppedInEndgame` with the host's wording, and post-processing treats it as
 /// the host's own (double-double tracking from the checkpoint of a stalled path, Newton at
 /// t = 1 in double-double). cyclic-12's paths to its positive-dimensional sets at infinity
-/// cross `ZONE_COND` at s = 3e-6…1.5e-2; handed to the host from their zone entry, they were
-/// most of the host's work on the GPU (session 31: host rounds 275 of the 282 s first pass,
-/// ~30,000 paths ending in "Newton did not contract" after ~1,200 steps each).
+/// cross `ZONE_COND` at s = 3e-6…1.5e-2; handed to the host from their zone entry, they are
+/// most of the host's work on the GPU (host rounds 275 of the 282 s first pass, ~30,000
+/// paths ending in "Newton did not contract" after ~1,200 steps each).
 ///
 /// Also, on the first pass, a path in double-double mode whose step size underflows once
 /// its homogenizing coordinate's valuation has settled ([`settled_valuation`]): the host,
-/// tracking it again from where the mode went back to, stopped it the same way. On
+/// tracking it again from where the mode went back to, stops it the same way. On
 /// cyclic-12 (seed 1, paths 40000–41499) those were 16 of the 21 hand-overs outside the
 /// tail: valuation 1/3 to 0.002, underflow ("Newton did not contract") at s = 4e-9…4e-8,
 /// κ = 6e9…3e11; the host stopped 14 of them by the same underflow at s = 1e-8…4e-8 and
@@ -182,12 +182,11 @@ pub struct Slot {
     /// `TrackerOptions::slots_finish_diverging`; outside double-double mode): its estimate
     /// passed [`ZONE_COND`] at `s >` [`DD_ENTRY_S`] while the homogenizing coordinate's
     /// valuation between the last two samples was above `2·VALUATION_TOL`. The slot then
-    /// goes on in double as the host tracker would (with no bound on the estimate since
-    /// session 33; [`ZONE_COND_DD`] before) and ends the path itself ([`EXIT_STOPPED`]): its
-    /// step size underflows, it stalls, or the host's divergence rule
-    /// ([`stable_divergence`]) or [`beyond_double`] ends it. Once the valuation is no longer
-    /// positive, or at `τ_end`, the path goes to the host from its zone entry, as before the
-    /// slots carried such paths.
+    /// goes on in double as the host tracker would (with no bound on the estimate, not even
+    /// [`ZONE_COND_DD`]) and ends the path itself ([`EXIT_STOPPED`]): its step size
+    /// underflows, it stalls, or the host's divergence rule ([`stable_divergence`]) or
+    /// [`beyond_double`] ends it. Once the valuation is no longer positive, or at `τ_end`,
+    /// the path goes to the host from its zone entry, as a path not carried does.
     pub carry: bool,
 }
 
@@ -499,10 +498,11 @@ impl Slot {
             };
             let stalled = self.steps() - self.halved_at >= stall;
             if self.carry {
-                // No bound on the condition estimate, as on the host. Past 1e13 (the bound
-                // until session 33) the host, tracking them again from the zone entry,
-                // stopped cyclic-12's carried paths by an underflow or the divergence rule
-                // and put them at infinity (seed 1, paths 300432–300443).
+                // No bound on the condition estimate, as on the host. With the bound 1e13
+                // (ZONE_COND_DD), cyclic-12's carried paths past it go back to the host,
+                // which tracks them again from the zone entry only to stop them by an
+                // underflow or the divergence rule and put them at infinity (seed 1, paths
+                // 300432–300443).
                 if stalled {
                     return self.stop(STOP_STALLED);
                 }
@@ -1114,8 +1114,7 @@ mod tests {
         assert_eq!((carried.status, carried.carry), (SLOT_ACTIVE, true));
         assert_eq!(after(point, &opts).status, EXIT_HANDOFF);
         assert_eq!(after(far, &opts.tightened(1)).status, EXIT_HANDOFF);
-        // no bound on the estimate while carried, as on the host (ZONE_COND_DD until
-        // session 33)
+        // no bound on the estimate while carried, as on the host (not ZONE_COND_DD)
         let mut s = zone_slot_with(-2e-3, 1e-4, &[8.1e-3, 2.7e-3], true, far);
         s.carry = true;
         s.advance(&zero(2), &zero(2), 1e3 * ZONE_COND_DD, &opts);
