@@ -112,7 +112,13 @@ fn guide_commands_run_as_written() {
             .count()
     };
     let paths = std::fs::read_to_string(dir.join("paths.jsonl")).unwrap();
-    assert!(paths.lines().next().is_some_and(|l| l.contains("pathtrack_run")), "{paths}");
+    assert!(
+        paths
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("pathtrack_run")),
+        "{paths}"
+    );
     assert_eq!(lines("paths.jsonl"), 1 + 8);
     assert_eq!(lines("p3p-solutions.jsonl"), 8);
     let _ = std::fs::remove_dir_all(&dir);

@@ -6,6 +6,7 @@
 use crate::certify::{certify_points, CertifySummary};
 use crate::error::{Error, InputError, Result};
 use crate::post::Status;
+use crate::report::records::coordinates;
 use crate::report::table_row;
 use clap::Args;
 use num_complex::Complex64 as C64;
@@ -103,32 +104,6 @@ pub fn read_points(path: &Path, n: usize) -> Result<Vec<Option<Vec<C64>>>> {
         }
     }
     Ok(by_path.into_iter().map(|(_, x)| x).collect())
-}
-
-/// `[[re, im], …]` with `n` finite pairs.
-fn coordinates(c: &Value, n: usize) -> std::result::Result<Vec<C64>, String> {
-    let list = c
-        .as_array()
-        .ok_or_else(|| format!("\"coordinates\" is not a list: {c}"))?;
-    if list.len() != n {
-        return Err(format!(
-            "{} coordinates, but the system has {n} variables",
-            list.len()
-        ));
-    }
-    list.iter()
-        .enumerate()
-        .map(|(j, z)| match z.as_array().map(|p| p.as_slice()) {
-            Some([re, im]) => match (re.as_f64(), im.as_f64()) {
-                (Some(re), Some(im)) => Ok(C64::new(re, im)),
-                _ => Err(format!(
-                    "coordinate {} is not a pair of numbers: {z}",
-                    j + 1
-                )),
-            },
-            _ => Err(format!("coordinate {} is not a pair [re, im]: {z}", j + 1)),
-        })
-        .collect()
 }
 
 pub fn run(a: &CertifyArgs) -> Result<i32> {

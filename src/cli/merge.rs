@@ -14,7 +14,7 @@ use crate::backend::cuda::{EvalMethod, SolveMethod};
 use crate::error::{Error, Result};
 use crate::report::formats::{write_solutions_as, EndpointWriter, SolutionFormat};
 use crate::report::progress::{Phase, Progress};
-use crate::report::{summary_table, SolutionWriter};
+use crate::report::SolutionWriter;
 use crate::solver::plan::{Plan, Shard};
 use crate::solver::resume::{system_hash, RunFile, RunHeader};
 use crate::solver::{solve, Observer, SolveOptions, StartKind};
@@ -190,12 +190,7 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             &system.variables,
         )?;
     }
-    if a.json {
-        let line = serde_json::to_string(&summary).map_err(|e| Error::Internal(e.to_string()))?;
-        println!("{line}");
-    } else {
-        print!("{}", summary_table(&summary));
-    }
+    crate::cli::outputs::print_summary(&summary, a.json)?;
     Ok(0)
 }
 

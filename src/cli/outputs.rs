@@ -76,3 +76,14 @@ pub fn check(input: Option<&Path>, outputs: &[(&str, Option<&Path>)]) -> Result<
     }
     Ok(())
 }
+
+/// Prints the summary: one JSON object with `json`, else the table.
+pub fn print_summary(summary: &crate::report::Summary, json: bool) -> Result<()> {
+    if json {
+        let line = serde_json::to_string(summary).map_err(|e| Error::Internal(e.to_string()))?;
+        println!("{line}");
+    } else {
+        print!("{}", crate::report::summary_table(summary));
+    }
+    Ok(())
+}

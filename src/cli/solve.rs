@@ -129,6 +129,42 @@ pub struct SolveArgs {
     pub resume: bool,
 }
 
+/// The backend `a` asks for (`threads` host threads) and its tracker options for a system
+/// of `n` variables, with `--batch` and the hidden step targets applied.
+pub fn backend_and_tracker(
+    a: &SolveArgs,
+    threads: usize,
+    n: usize,
+) -> Result<(Box<dyn Backend>, crate::track::TrackerOptions)> {
+    let backend = make_backend(
+        a.backend,
+        a.device,
+        a.cuda_eval,
+        a.cuda_solve,
+        threads,
+        a.resident,
+        a.batch,
+    )?;
+    let batch = a.batch.map(|b| super::resources::batch(b, n));
+    let mut tracker = tracker_for(backend.as_ref(), batch)?;
+    for (v, name, field) in [
+        (a.eta_target, "--eta-target", &mut tracker.eta_target),
+        (
+            a.eta_target_endgame,
+            "--eta-target-endgame",
+            &mut tracker.eta_target_endgame,
+        ),
+    ] {
+        if let Some(v) = v {
+            if !(v > 0.0 && v < 1.0) {
+                return Err(Error::Usage(format!("{name} must lie in (0, 1), not {v}")));
+            }
+            *field = v;
+        }
+    }
+    Ok((backend, tracker))
+}
+
 pub fn run(a: &SolveArgs) -> Result<i32> {
     // Systems with parameters and given start solutions: docs/parameters.md.
     if let Some(code) = crate::params::cli::run(a)? {
@@ -189,32 +225,8 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     opts.plan.shard = super::checkpoint::shard(a)?;
     opts.plan.first_pass_only = opts.plan.shard.is_some();
     let header = super::checkpoint::header_for(a, &system, &opts);
-    let mut backend = make_backend(
-        a.backend,
-        a.device,
-        a.cuda_eval,
-        a.cuda_solve,
-        threads,
-        a.resident,
-        a.batch,
-    )?;
-    let batch = a.batch.map(|b| super::resources::batch(b, system.n()));
-    opts.tracker = tracker_for(backend.as_ref(), batch)?;
-    for (v, name, field) in [
-        (a.eta_target, "--eta-target", &mut opts.tracker.eta_target),
-        (
-            a.eta_target_endgame,
-            "--eta-target-endgame",
-            &mut opts.tracker.eta_target_endgame,
-        ),
-    ] {
-        if let Some(v) = v {
-            if !(v > 0.0 && v < 1.0) {
-                return Err(Error::Usage(format!("{name} must lie in (0, 1), not {v}")));
-            }
-            *field = v;
-        }
-    }
+    let (mut backend, tracker) = backend_and_tracker(a, threads, system.n())?;
+    opts.tracker = tracker;
     struct Cli<'s> {
         progress: Progress,
         writer: EndpointWriter,

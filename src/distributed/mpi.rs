@@ -9,7 +9,7 @@ use crate::cli::solve::SolveArgs;
 use crate::error::{Error, Result};
 use crate::report::formats::{write_solutions_as, SolutionFormat};
 use crate::report::progress::{Phase, Progress};
-use crate::report::{summary_table, SolutionWriter};
+use crate::report::SolutionWriter;
 use crate::solver::plan::{Feed, Plan};
 use crate::solver::resume::RunHeader;
 use crate::solver::{solve, Observer, SolveOptions};
@@ -200,11 +200,6 @@ fn master(
             &system.variables,
         )?;
     }
-    if a.json {
-        let line = serde_json::to_string(&summary).map_err(|e| Error::Internal(e.to_string()))?;
-        println!("{line}");
-    } else {
-        print!("{}", summary_table(&summary));
-    }
+    crate::cli::outputs::print_summary(&summary, a.json)?;
     Ok(0)
 }

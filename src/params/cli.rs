@@ -11,7 +11,7 @@
 
 use super::{startfile, values, Family, GivenStart};
 use crate::backend::Backend;
-use crate::cli::solve::{make_backend, tracker_for, SolveArgs};
+use crate::cli::solve::SolveArgs;
 use crate::error::{Error, InputError, Result};
 use crate::post::Endpoint;
 use crate::report::formats::{EndpointWriter, SolutionFormat};
@@ -181,32 +181,8 @@ fn setup(a: &SolveArgs, n: usize) -> Result<(SolveOptions, Box<dyn Backend>)> {
         },
         ..Default::default()
     };
-    let backend = make_backend(
-        a.backend,
-        a.device,
-        a.cuda_eval,
-        a.cuda_solve,
-        threads,
-        a.resident,
-        a.batch,
-    )?;
-    let batch = a.batch.map(|b| crate::cli::resources::batch(b, n));
-    opts.tracker = tracker_for(backend.as_ref(), batch)?;
-    for (v, name, field) in [
-        (a.eta_target, "--eta-target", &mut opts.tracker.eta_target),
-        (
-            a.eta_target_endgame,
-            "--eta-target-endgame",
-            &mut opts.tracker.eta_target_endgame,
-        ),
-    ] {
-        if let Some(v) = v {
-            if !(v > 0.0 && v < 1.0) {
-                return Err(Error::Usage(format!("{name} must lie in (0, 1), not {v}")));
-            }
-            *field = v;
-        }
-    }
+    let (backend, tracker) = crate::cli::solve::backend_and_tracker(a, threads, n)?;
+    opts.tracker = tracker;
     Ok((opts, backend))
 }
 
@@ -605,11 +581,6 @@ fn run_start_system(a: &SolveArgs, g: &Path, from: &Path) -> Result<i32> {
     if let Some(path) = &a.solutions {
         crate::report::write_solutions(path, &summary.solutions)?;
     }
-    if a.json {
-        let line = serde_json::to_string(&summary).map_err(|e| Error::Internal(e.to_string()))?;
-        println!("{line}");
-    } else {
-        print!("{}", summary_table(&summary));
-    }
+    crate::cli::outputs::print_summary(&summary, a.json)?;
     Ok(0)
 }

@@ -3,6 +3,7 @@
 //! were computed at (the `"parameters"` key every line of a run with parameters carries).
 
 use crate::error::InputError;
+use crate::report::records::coordinates;
 use num_complex::Complex64 as C64;
 use serde_json::Value;
 use std::path::Path;
@@ -190,32 +191,6 @@ pub fn distinct(points: Vec<Vec<C64>>) -> Vec<Vec<C64>> {
         .into_iter()
         .zip(keep)
         .filter_map(|(x, k)| k.then_some(x))
-        .collect()
-}
-
-/// `[[re, im], …]` with `n` finite pairs.
-fn coordinates(c: &Value, n: usize) -> Result<Vec<C64>, String> {
-    let list = c
-        .as_array()
-        .ok_or_else(|| format!("\"coordinates\" is not a list: {c}"))?;
-    if list.len() != n {
-        return Err(format!(
-            "{} coordinates, but the system has {n} variables",
-            list.len()
-        ));
-    }
-    list.iter()
-        .enumerate()
-        .map(|(j, z)| match z.as_array().map(|p| p.as_slice()) {
-            Some([re, im]) => match (re.as_f64(), im.as_f64()) {
-                (Some(re), Some(im)) => Ok(C64::new(re, im)),
-                _ => Err(format!(
-                    "coordinate {} is not a pair of numbers: {z}",
-                    j + 1
-                )),
-            },
-            _ => Err(format!("coordinate {} is not a pair [re, im]: {z}", j + 1)),
-        })
         .collect()
 }
 

@@ -3,6 +3,7 @@
 //! already done), and the progress bar on stderr.
 
 pub mod formats;
+pub mod records;
 pub mod usage;
 
 use crate::error::{Error, Result};

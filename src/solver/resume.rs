@@ -202,16 +202,7 @@ pub fn endpoint_from_line(v: &Value) -> std::result::Result<Endpoint, String> {
     let points = |key: &str| -> std::result::Result<Option<Vec<C64>>, String> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::Array(list)) => list
-                .iter()
-                .map(|p| match p.as_array().map(|a| &a[..]) {
-                    Some([re, im]) => Ok(C64::new(
-                        re.as_f64().ok_or("not a number")?,
-                        im.as_f64().ok_or("not a number")?,
-                    )),
-                    _ => Err("not a [re, im] pair"),
-                })
-                .collect::<std::result::Result<Vec<_>, _>>()
+            Some(v @ Value::Array(_)) => crate::report::records::complex_pairs(v)
                 .map(Some)
                 .map_err(|m| format!("path {path}: \"{key}\": {m}")),
             Some(_) => Err(format!("path {path}: \"{key}\" is not a list")),
