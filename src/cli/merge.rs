@@ -12,7 +12,7 @@
 use super::solve::{make_backend, tracker_for, BackendKind};
 use crate::backend::cuda::{EvalMethod, SolveMethod};
 use crate::error::{Error, Result};
-use crate::report::formats::{write_solutions_as, EndpointWriter, SolutionFormat};
+use crate::report::formats::{EndpointWriter, SolutionFormat};
 use crate::report::progress::{Phase, Progress};
 use crate::report::SolutionWriter;
 use crate::solver::plan::{Plan, Shard};
@@ -182,15 +182,7 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
             "pathtrack: merge: {tracked_here} paths had no line in the files and were tracked here"
         );
     }
-    if let Some(p) = &a.solutions {
-        write_solutions_as(
-            p,
-            SolutionFormat::Jsonl,
-            &summary.solutions,
-            &system.variables,
-        )?;
-    }
-    crate::cli::outputs::print_summary(&summary, a.json)?;
+    crate::cli::outputs::finish_run(&summary, a.solutions.as_deref(), &system.variables, a.json)?;
     Ok(0)
 }
 

@@ -77,6 +77,25 @@ pub fn check(input: Option<&Path>, outputs: &[(&str, Option<&Path>)]) -> Result<
     Ok(())
 }
 
+/// The end of a run from several sources (`merge`, the MPI master): the distinct
+/// solutions to `solutions` as JSON Lines with the system's `variables`, then the summary.
+pub fn finish_run(
+    summary: &crate::report::Summary,
+    solutions: Option<&Path>,
+    variables: &[String],
+    json: bool,
+) -> Result<()> {
+    if let Some(p) = solutions {
+        crate::report::formats::write_solutions_as(
+            p,
+            crate::report::formats::SolutionFormat::Jsonl,
+            &summary.solutions,
+            variables,
+        )?;
+    }
+    print_summary(summary, json)
+}
+
 /// Prints the summary: one JSON object with `json`, else the table.
 pub fn print_summary(summary: &crate::report::Summary, json: bool) -> Result<()> {
     if json {

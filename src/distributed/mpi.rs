@@ -7,7 +7,7 @@ use super::{serve, Transport, WorkerFeed, MIN_BATCH};
 use crate::backend::Backend;
 use crate::cli::solve::SolveArgs;
 use crate::error::{Error, Result};
-use crate::report::formats::{write_solutions_as, SolutionFormat};
+use crate::report::formats::SolutionFormat;
 use crate::report::progress::{Phase, Progress};
 use crate::report::SolutionWriter;
 use crate::solver::plan::{Feed, Plan};
@@ -192,14 +192,6 @@ fn master(
     // master waited for it) is counted as tracking.
     summary.seconds = clock.elapsed().as_secs_f64();
     summary.phases.tracking += first_pass;
-    if let Some(p) = &a.solutions {
-        write_solutions_as(
-            p,
-            SolutionFormat::Jsonl,
-            &summary.solutions,
-            &system.variables,
-        )?;
-    }
-    crate::cli::outputs::print_summary(&summary, a.json)?;
+    crate::cli::outputs::finish_run(&summary, a.solutions.as_deref(), &system.variables, a.json)?;
     Ok(0)
 }
