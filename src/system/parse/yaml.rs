@@ -252,48 +252,19 @@ fn parse_with(text: &str, origin: &str, square: bool) -> Result<(System, Vec<Str
             ))
         }
     };
-    let mut names: Vec<String> = Vec::with_capacity(var_items.len());
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut search_from = var_key.map_or(0, |o| o + "variables".len());
-    for (j, item) in var_items.into_iter().enumerate() {
-        let s = match item {
-            Value::String(s) => s,
-            other => {
-                return Err(at_offset(
-                    InputError::new(
-                        origin,
-                        format!(
-                            "variable {} must be a name, found {} (quote YAML words such as null or true)",
-                            j + 1,
-                            describe(&other)
-                        ),
-                    ),
-                    text,
-                    var_key,
-                ))
-            }
-        };
-        let pos = find_word(text, search_from, &s);
-        if let Some(p) = pos {
-            search_from = p + s.len();
-        }
-        if let Err(msg) = check_variable_name(&s) {
-            return Err(at_offset(
-                InputError::new(origin, msg),
-                text,
-                pos.or(var_key),
-            ));
-        }
-        if index.contains_key(&s) {
-            return Err(at_offset(
-                InputError::new(origin, format!("duplicate variable name '{s}'")),
-                text,
-                pos.or(var_key),
-            ));
-        }
-        index.insert(s.clone(), j);
-        names.push(s);
-    }
+    let names = read_names(
+        var_items,
+        Names {
+            kind: "variable",
+            hint: " (quote YAML words such as null or true)",
+            key: var_key,
+            key_len: "variables".len(),
+        },
+        text,
+        origin,
+        &mut index,
+    )?;
     if names.is_empty() {
         return Err(at_offset(
             InputError::new(origin, "'variables' is empty"),
@@ -461,24 +432,57 @@ fn parameter_names(
             ))
         }
     };
-    let mut names = Vec::with_capacity(items.len());
-    let mut search_from = key.map_or(0, |o| o + "parameters".len());
+    read_names(
+        items,
+        Names {
+            kind: "parameter",
+            hint: "",
+            key,
+            key_len: "parameters".len(),
+        },
+        text,
+        origin,
+        index,
+    )
+}
+
+/// What [`read_names`] reads: `variable` or `parameter` names, the hint added to a
+/// non-string entry's error, and where the list's key stands in the text.
+struct Names {
+    kind: &'static str,
+    hint: &'static str,
+    key: Option<usize>,
+    key_len: usize,
+}
+
+/// The names of a `variables` or `parameters` list, each checked as a name and distinct
+/// from every name already in `index` (the variables, for parameters), added to `index`
+/// in order; errors point at the name in the text, else at the list's key.
+fn read_names(
+    items: Vec<Value>,
+    what: Names,
+    text: &str,
+    origin: &str,
+    index: &mut HashMap<String, usize>,
+) -> Result<Vec<String>, InputError> {
+    let Names {
+        kind,
+        hint,
+        key,
+        key_len,
+    } = what;
+    let mut names: Vec<String> = Vec::with_capacity(items.len());
+    let mut search_from = key.map_or(0, |o| o + key_len);
     for (j, item) in items.into_iter().enumerate() {
         let s = match item {
             Value::String(s) => s,
             other => {
-                return Err(at_offset(
-                    InputError::new(
-                        origin,
-                        format!(
-                            "parameter {} must be a name, found {}",
-                            j + 1,
-                            describe(&other)
-                        ),
-                    ),
-                    text,
-                    key,
-                ))
+                let msg = format!(
+                    "{kind} {} must be a name, found {}{hint}",
+                    j + 1,
+                    describe(&other)
+                );
+                return Err(at_offset(InputError::new(origin, msg), text, key));
             }
         };
         let pos = find_word(text, search_from, &s);
@@ -486,16 +490,16 @@ fn parameter_names(
             search_from = p + s.len();
         }
         if let Err(msg) = check_variable_name(&s) {
-            let msg = msg.replace("variable", "parameter");
+            let msg = msg.replace("variable", kind);
             return Err(at_offset(InputError::new(origin, msg), text, pos.or(key)));
         }
         if index.contains_key(&s) {
-            let what = if names.contains(&s) {
-                format!("duplicate parameter name '{s}'")
+            let msg = if names.contains(&s) {
+                format!("duplicate {kind} name '{s}'")
             } else {
                 format!("'{s}' is both a variable and a parameter")
             };
-            return Err(at_offset(InputError::new(origin, what), text, pos.or(key)));
+            return Err(at_offset(InputError::new(origin, msg), text, pos.or(key)));
         }
         index.insert(s.clone(), index.len());
         names.push(s);
