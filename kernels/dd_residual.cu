@@ -7,8 +7,9 @@
 // (mixed-precision iterative refinement).
 //
 // For point i and equation k (thread (i, k)): h_k = e^{−s_k} Σ_c coeff_c · y^{a_c} · e^{τ ω_c}
-// over the equation's block, y the projective point (exact doubles), τ real, s_k the shift
-// of the double evaluation (the block's largest Re(ẑ Â)_c, from the same z), written over
+// over the equation's block, y the projective point (exact doubles), τ complex (real on the
+// path; on a Cauchy endgame's loop e^{i·Im(τ)·ω} comes from dd_sincos), s_k the shift of
+// the double evaluation (the block's largest Re(ẑ Â)_c, from the same z), written over
 // entry NN + 1 of row k of point i's extended Jacobian (JAC_ROW), rounded to double. Points
 // where it does not apply (log coordinates, a non-integer or negative exponent, values out
 // of range) keep their double residual.
@@ -114,6 +115,45 @@ __device__ ddv dd_exp(ddv x, const InvFact& f) {
     return {ldexp(s.hi, e), ldexp(s.lo, e)};
 }
 
+// (sin x, cos x) in double-double for |x| < 1e6: x = k·π/2 + r (|r| ≤ π/4, π/2 in
+// double-double), r halved q ≤ 4 times to |u| ≤ 2^-4, sin u and cos u by their Taylor
+// series to degree 17 (the last term below 1e-35), then q double-angle steps
+// (sin 2a = 2 sin a cos a, cos 2a = 1 − 2 sin² a) and the quadrant k mod 4. Error a few
+// 1e-31 absolute (16 times the series' rounding, k·1e-33 from the reduction), the host's
+// src/eval/dd.rs `Dd::sin_cos` within the same bound.
+__device__ void dd_sincos(ddv x, ddv* sn, ddv* cs) {
+    const ddv half_pi = {1.570796326794896558e+00, 6.123233995736766036e-17};
+    const double k = rint(x.hi / half_pi.hi);
+    ddv r = k != 0.0 ? dd_add(x, dd_mul_d({-half_pi.hi, -half_pi.lo}, k)) : x;
+    int q = 0;
+    while (q < 4 && fabs(r.hi) > 0.0625) {
+        r.hi *= 0.5;
+        r.lo *= 0.5;
+        ++q;
+    }
+    ddv p = r, s = r, c = {1.0, 0.0};
+#pragma unroll 1
+    for (int n = 2; n <= 17; ++n) {
+        p = dd_div_d(dd_mul(p, r), (double)n);
+        const ddv t = (n & 2) ? ddv{-p.hi, -p.lo} : p;  // n ≡ 2, 3 (mod 4): minus
+        if (n & 1) s = dd_add(s, t);
+        else c = dd_add(c, t);
+    }
+#pragma unroll 1
+    for (int j = 0; j < q; ++j) {
+        const ddv s2 = dd_mul(s, s);
+        s = dd_mul(s, c);
+        s = {2.0 * s.hi, 2.0 * s.lo};
+        c = dd_add({1.0, 0.0}, {-2.0 * s2.hi, -2.0 * s2.lo});
+    }
+    switch (((long long)k % 4 + 4) % 4) {
+        case 0: *sn = s; *cs = c; break;
+        case 1: *sn = c; *cs = {-s.hi, -s.lo}; break;
+        case 2: *sn = {-s.hi, -s.lo}; *cs = {-c.hi, -c.lo}; break;
+        default: *sn = {-c.hi, -c.lo}; *cs = s; break;
+    }
+}
+
 struct cdd {
     ddv re, im;
 };
@@ -126,6 +166,8 @@ __device__ __forceinline__ cdd cdd_mul_c(cdd a, double2 b) {
 
 // Largest integer exponent the monomials are formed for (beyond: the double residual stays).
 #define DD_MAX_EXPONENT 64
+// |Im(τ)·ω| at or above this: the double residual stays (dd_sincos's range).
+#define DD_MAX_ANGLE 1e6
 // |τω| and |s| below this: the terms are summed unscaled and the sum multiplied by e^{−s}
 // in double (as src/eval/dd.rs UNSCALED_RANGE); otherwise each term gets e^{τω − s}.
 #define DD_UNSCALED_RANGE 500.0
@@ -153,7 +195,7 @@ __device__ __forceinline__ ddv warp_sum(ddv v) {
 // latency of ~40 µs per iteration). status / ddm / phase (null: every point): only active
 // slots (status 1) in double-double mode at a start refinement or Newton correction (phase
 // < 100 or ≥ 200: a Runge–Kutta stage uses the Euler direction only) are computed; the
-// test is the same for the whole warp. y and tau: the evaluated points (projective; τ real),
+// test is the same for the whole warp. y and tau: the evaluated points (projective; τ complex),
 // z: their log_points output, lifts: per-point lift rows (or null), ahat / bt: the
 // homotopy's Â and B_kᵀ.
 extern "C" __global__ void __launch_bounds__(32 * DD_WARPS)
@@ -175,7 +217,7 @@ dd_residual(const unsigned char* __restrict__ status, const unsigned char* __res
 #pragma unroll
     for (int j = 0; j < NZ; ++j) zz[j] = z[i * NZ + j];
     const double* lp = lifts ? lifts + i * MT : nullptr;
-    const double t = tau[i].x;
+    const double t = tau[i].x, ti = tau[i].y;
     const int c0 = BSTART[k], c1 = BSTART[k + 1];
     double s = -1.0 / 0.0;
     bool unscaled = true, supported = true;
@@ -183,6 +225,7 @@ dd_residual(const unsigned char* __restrict__ status, const unsigned char* __res
         s = fmax(s, term_exponent(zz, ahat, lp, c).x);
         const double om = lp ? lp[c] : ahat[c * NZ + NN];
         unscaled = unscaled && fabs(t * om) < DD_UNSCALED_RANGE;
+        supported = supported && fabs(ti * om) < DD_MAX_ANGLE;
 #pragma unroll
         for (int j = 0; j < NN; ++j) {
             const double a = ahat[c * NZ + j];
@@ -213,8 +256,18 @@ dd_residual(const unsigned char* __restrict__ status, const unsigned char* __res
             g = dd_exp(x, f);
         }
         const cdd term = cdd_mul_c(mono, bt[c * W + NN + 1]);
-        sum.re = dd_add(sum.re, dd_mul(term.re, g));
-        sum.im = dd_add(sum.im, dd_mul(term.im, g));
+        if (ti * om != 0.0) {
+            // e^{τω} = e^{Re(τ)ω}·(cos + i sin)(Im(τ)·ω): a point on a Cauchy loop.
+            ddv a = dd_two_prod(ti, om), sn, cs;
+            a = dd_quick_two_sum(a.hi, a.lo);
+            dd_sincos(a, &sn, &cs);
+            const ddv gr = dd_mul(g, cs), gi = dd_mul(g, sn);
+            sum.re = dd_add(sum.re, dd_add(dd_mul(term.re, gr), dd_mul({-term.im.hi, -term.im.lo}, gi)));
+            sum.im = dd_add(sum.im, dd_add(dd_mul(term.re, gi), dd_mul(term.im, gr)));
+        } else {
+            sum.re = dd_add(sum.re, dd_mul(term.re, g));
+            sum.im = dd_add(sum.im, dd_mul(term.im, g));
+        }
     }
     sum.re = warp_sum(sum.re);
     sum.im = warp_sum(sum.im);

@@ -128,7 +128,8 @@ fn extended_jacobians_match_the_cpu_backend() {
 /// (`backend::cpu::accurate_residual`), at points where the double value is noise: each
 /// equation's last coefficient is chosen so that its terms cancel at the first point to
 /// ~1e-16 of their size. The other points are random. τ = −40 with lifts 12.6–13 takes the
-/// scaled route (`|τω| > 500`), the others the unscaled one.
+/// scaled route (`|τω| > 500`), the others the unscaled one; the complex τ are points of
+/// Cauchy loops.
 #[test]
 fn double_double_residuals_match_the_host_where_double_is_noise() {
     use pathtrack::backend::cpu::accurate_residual;
@@ -139,11 +140,16 @@ fn double_double_residuals_match_the_host_where_double_is_noise() {
     let mut cpu = CpuBackend::new(2).unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
     let (mut worst, mut worst_double) = (0.0f64, f64::INFINITY);
+    // Complex τ: the points of Cauchy loops (e^{i·Im(τ)·ω} in double-double on the device),
+    // with angles Im(τ)·ω up to ~90 and ~65 (the reduction by multiples of π/2).
     let cases = [
-        (-1e-7, 0.0, 3.0),
-        (-0.3, 0.0, 3.0),
-        (-2.0, 0.0, 1.0),
-        (-40.0, 12.6, 13.0),
+        (C64::new(-1e-7, 0.0), 0.0, 3.0),
+        (C64::new(-0.3, 0.0), 0.0, 3.0),
+        (C64::new(-2.0, 0.0), 0.0, 1.0),
+        (C64::new(-40.0, 0.0), 12.6, 13.0),
+        (C64::new(-1e-3, 2e-3), 0.0, 3.0),
+        (C64::new(-0.05, 0.3), 0.0, 300.0),
+        (C64::new(-40.0, 5.0), 12.6, 13.0),
     ];
     for (trial, &(tau, lift_min, lift_max)) in cases.iter().enumerate() {
         let n = 3 + trial;
@@ -187,7 +193,7 @@ fn double_double_residuals_match_the_host_where_double_is_noise() {
         let (mut ys, _) = random_points(&mut rng, p, nh);
         ys[..n].copy_from_slice(&x);
         ys[n] = C64::new(1.0, 0.0);
-        let taus = vec![C64::new(tau, 0.0); p];
+        let taus = vec![tau; p];
         let pts = Points::projective(&ys, &taus);
         cpu.set_homotopy(&h).unwrap();
         let mut double = nan_vec(p * el);
@@ -644,6 +650,67 @@ fn cauchy_endgame_on_the_gpu_finds_the_multiplicity_11_origin() {
         "cuda: origin winding numbers {:?}",
         origin[0].winding_numbers
     );
+}
+
+/// The host's own paths of a resident run (endgame zones, Cauchy loops, double-double
+/// tails) with their directions on the device (`CudaBackend::directions_on_device`: the
+/// evaluation, the residual in double-double at real and complex τ, the solve; here from
+/// one path on) find what they find on the host's cores: the origin of multiplicity 11
+/// (total degree: Cauchy loops), chandra-11's 1,024 solutions (polyhedral: norms up to
+/// 1e6, double-double tails) and cyclic-8's 1,152 isolated solutions beside its curve's
+/// endpoints (polyhedral: ~600 paths of winding number 2–4 to the curve).
+#[test]
+fn host_paths_on_the_device_find_what_the_host_finds() {
+    let _one_at_a_time = serial();
+    let Some(mut g) = gpu() else { return };
+    let cubic = system::parse_str(
+        "variables: [x, y, z]\nequations:\n  - \"x^3 - y*z\"\n  - \"y^3 - x*z\"\n  - \"z^3 - x*y\"\n",
+        "cubic3",
+    )
+    .unwrap();
+    let cases = [
+        (cubic, StartKind::TotalDegree, 16u64),
+        (shipped("chandra11"), StartKind::Polyhedral, 1024),
+        (shipped("cyclic8"), StartKind::Polyhedral, 1152),
+    ];
+    for (sys, start, nonsingular) in cases {
+        let opts = SolveOptions {
+            seed: 1,
+            start,
+            ..Default::default()
+        };
+        let mut run = |min: usize| {
+            g.set_host_on_device_min(min);
+            let t = std::time::Instant::now();
+            let r = pathtrack::solver::solve_collect(&sys, &opts, &mut g).unwrap();
+            (r, t.elapsed().as_secs_f64())
+        };
+        let ((dev, dev_eps), t_dev) = run(1);
+        let ((host, host_eps), t_host) = run(usize::MAX);
+        eprintln!(
+            "{}: host paths on the device {t_dev:.2} s ({} + {} singular), on the host's cores \
+             {t_host:.2} s ({} + {} singular)",
+            sys.name, dev.nonsingular, dev.singular, host.nonsingular, host.singular
+        );
+        for s in [&dev, &host] {
+            assert_eq!(s.backend, "cuda");
+            assert_eq!((s.nonsingular, s.failed), (nonsingular, 0), "{}", sys.name);
+        }
+        assert_eq!(dev.singular, host.singular, "{}", sys.name);
+        covered(&dev_eps, &host_eps, 1e-8).unwrap();
+        covered(&host_eps, &dev_eps, 1e-8).unwrap();
+        if sys.name == "cubic3" {
+            let origin: Vec<_> = dev
+                .solutions
+                .iter()
+                .filter(|x| x.status == Status::Singular)
+                .collect();
+            assert_eq!(origin.len(), 1);
+            assert_eq!(origin[0].multiplicity(), 11);
+            assert!(origin[0].coordinates.iter().all(|z| z.norm() < 1e-10));
+        }
+    }
+    g.set_host_on_device_min(pathtrack::track::resident::host_on_device_min());
 }
 
 /// The issue's GPU list (total-degree start): katsura-8, cyclic-7, noon-6, eco-10,

@@ -118,6 +118,64 @@ fn resident_host_groups_give_the_same_bits_on_any_thread_count() {
     assert!(one == run(3));
 }
 
+/// The host's own paths stepped as a device steps them (each round of all of them through
+/// ONE `directions` call: `ResidentTracker::device_directions`, which the CUDA backend
+/// answers on the device) reach the same endpoints as in groups on the host's threads.
+/// chandra-9 (half its paths reach the host in the endgame zone; solutions of norm up to
+/// 1e5 with condition numbers up to 1e10) and the origin of multiplicity 11 of
+/// `x³ = yz, y³ = xz, z³ = xy` (Cauchy loops at complex τ). Not the same bits: the CPU
+/// backend's evaluation of a batch depends on the batch's points in the last bits.
+#[test]
+fn host_paths_stepped_as_on_a_device_reach_the_same_endpoints() {
+    let cubic = system::parse_str(
+        "variables: [x, y, z]\nequations:\n  - \"x^3 - y*z\"\n  - \"y^3 - x*z\"\n  - \"z^3 - x*y\"\n",
+        "cubic3",
+    )
+    .unwrap();
+    for (sys, want) in [(shipped("chandra9"), (256, 0)), (cubic, (16, 1))] {
+        let run = |batched: bool| {
+            let mut b = HostResident::new(2).unwrap();
+            b.set_host_paths_batched(batched);
+            let opts = SolveOptions {
+                seed: 2,
+                ..Default::default()
+            };
+            let (s, eps) = solve_collect(&sys, &opts, &mut b).unwrap();
+            (s, eps, b.batched_rounds())
+        };
+        let (bs, beps, rounds) = run(true);
+        let (gs, geps, none) = run(false);
+        assert!(
+            rounds > 0 && none == 0,
+            "{}: {rounds} batched rounds",
+            sys.name
+        );
+        for s in [&bs, &gs] {
+            assert_eq!(
+                (s.nonsingular, s.singular, s.failed),
+                (want.0, want.1, 0),
+                "{}",
+                sys.name
+            );
+        }
+        let multiplicities = |s: &pathtrack::report::Summary| -> Vec<usize> {
+            s.solutions
+                .iter()
+                .filter(|x| x.status == Status::Singular)
+                .map(|x| x.multiplicity())
+                .collect()
+        };
+        assert_eq!(multiplicities(&bs), multiplicities(&gs), "{}", sys.name);
+        let (d1, d2) = (farthest(&beps, &geps), farthest(&geps, &beps));
+        assert!(d1 < 1e-10 && d2 < 1e-10, "{}: {d1:e} {d2:e}", sys.name);
+        eprintln!(
+            "{}: {rounds} batched host rounds; solutions within {:.1e}",
+            sys.name,
+            d1.max(d2)
+        );
+    }
+}
+
 /// A slot whose homogenizing coordinate still shrinks once `s ≤ DIVERGENCE_S` (reimer-5's
 /// 576 paths to infinity) goes back to its oldest endgame sample (`s` ≈ 1e-7) and tracks on
 /// from there in double-double mode until the host's divergence rule ends it

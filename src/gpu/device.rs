@@ -82,6 +82,13 @@ pub struct Device {
 impl Device {
     /// Opens device `ordinal`; errors (never panics) when there is no driver or no device.
     pub fn open(ordinal: usize) -> Result<Device> {
+        Self::open_with(ordinal, false)
+    }
+
+    /// [`Self::open`], with the stream at the device's highest priority where `high`: its
+    /// kernels are scheduled before those of other streams as multiprocessors free up
+    /// (work that the host waits for, beside long-running batches on another stream).
+    pub fn open_with(ordinal: usize, high: bool) -> Result<Device> {
         probe_libraries()?;
         guarded("opening the CUDA device", || {
             dr::init().map_err(|e| cuda_err("cuInit", e))?;
@@ -96,9 +103,15 @@ impl Device {
             }
             let ctx =
                 CudaContext::new(ordinal).map_err(|e| cuda_err("cuDevicePrimaryCtxRetain", e))?;
-            let stream = ctx
-                .new_stream()
-                .map_err(|e| cuda_err("cuStreamCreate", e))?;
+            let stream = if high {
+                let (_, greatest) = dr::stream::get_priority_range()
+                    .map_err(|e| cuda_err("cuCtxGetStreamPriorityRange", e))?;
+                ctx.new_stream_with_priority(greatest)
+                    .map_err(|e| cuda_err("cuStreamCreateWithPriority", e))?
+            } else {
+                ctx.new_stream()
+                    .map_err(|e| cuda_err("cuStreamCreate", e))?
+            };
             let name = ctx.name().map_err(|e| cuda_err("cuDeviceGetName", e))?;
             let cc = ctx
                 .compute_capability()

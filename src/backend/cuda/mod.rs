@@ -122,7 +122,7 @@ impl Loaded {
     fn bytes_per_point(&self) -> usize {
         16 * (4 * self.nn + 2 + self.nz() + self.m + self.ext_len())
             + 8 * self.m
-            + 9
+            + 10
             + if self.qr {
                 qr::QrWork::bytes_per_point(self.nn)
             } else {
@@ -146,6 +146,9 @@ pub(crate) struct Buffers {
     tau1: DBuf,
     /// Per-point log-mode flags (one byte each).
     logm: DBuf,
+    /// Per-point selection of the double-double residual (one byte each,
+    /// [`CudaBackend::directions_on_device`]).
+    ddsel: DBuf,
     /// Per-point lifts, `cap × M` (one entry when allocated without them).
     lifts: DBuf,
     has_lifts: bool,
@@ -170,6 +173,15 @@ pub struct CudaBackend {
     /// Whole paths tracked in device-resident slots ([`crate::track::resident`]).
     resident_on: bool,
     slots: Option<resident::Slots>,
+    /// The host's own paths of a resident run get their directions here from this many on
+    /// ([`crate::track::resident::host_on_device_min`]; `usize::MAX`: never).
+    host_on_device_min: usize,
+    /// The homotopy loaded, for [`Self::side`].
+    homotopy: Option<Homotopy>,
+    /// A second backend on the same device, with its own stream and buffers, that computes
+    /// the directions of a resident run's host paths while the slots iterate on this one's
+    /// stream (made at the first such round).
+    side: Option<Box<CudaBackend>>,
 }
 
 /// Rounds of at most this many points are computed on the host (one CPU chunk).
@@ -211,7 +223,12 @@ impl CudaBackend {
     /// Opens GPU `device`. Fails with `Error::Cuda` (never panics) when the CUDA libraries,
     /// the driver or the device are missing.
     pub fn new(device: usize) -> Result<CudaBackend> {
-        let dev = Device::open(device)?;
+        Self::open(device, false)
+    }
+
+    /// [`Self::new`], its stream at the device's highest priority where `high`.
+    fn open(device: usize, high: bool) -> Result<CudaBackend> {
+        let dev = Device::open_with(device, high)?;
         let blas = device::guarded("creating the cuBLAS handle", || Blas::new(&dev))?;
         Ok(CudaBackend {
             blas,
@@ -225,7 +242,16 @@ impl CudaBackend {
             host_offload: Some(HOST_RESOLVE_COND),
             resident_on: true,
             slots: None,
+            host_on_device_min: crate::track::resident::host_on_device_min(),
+            homotopy: None,
+            side: None,
         })
+    }
+
+    /// The host's own paths of a resident run get their directions on the device while
+    /// they are at least `n` (`usize::MAX`: always on the host's cores).
+    pub fn set_host_on_device_min(&mut self, n: usize) {
+        self.host_on_device_min = n;
     }
 
     /// "NVIDIA H100 80GB HBM3 (device 0, sm_90)".
@@ -382,6 +408,7 @@ impl CudaBackend {
             y1: d.alloc::<C64>(cap * l.nn)?,
             tau1: d.alloc::<C64>(cap)?,
             logm: d.alloc::<u8>(cap)?,
+            ddsel: d.alloc::<u8>(cap)?,
             lifts: d.alloc::<f64>(if lifts { cap * l.m } else { 1 })?,
             has_lifts: lifts,
             qr: match self.solve_method {
@@ -396,7 +423,7 @@ impl CudaBackend {
         if let Some(b) = &self.bufs {
             for buf in [
                 &b.y, &b.tau, &b.z, &b.e, &b.jac, &b.euler, &b.newton, &b.cond, &b.y1, &b.tau1,
-                &b.logm, &b.lifts,
+                &b.logm, &b.ddsel, &b.lifts,
             ] {
                 self.dev.fill_bytes(buf, 0xff)?;
             }
@@ -770,6 +797,8 @@ impl Backend for CudaBackend {
         self.slots = None;
         self.bufs = None;
         self.loaded = None;
+        self.side = None;
+        self.homotopy = Some(h.clone());
         let layout = EvalLayout::new(h);
         let (n, nn, m) = (layout.n, layout.nh, layout.m);
         if layout.blocks.iter().any(|b| b.len == 0) {
@@ -864,7 +893,7 @@ impl Backend for CudaBackend {
             this.dev.dtoh(&mut out.cond[done..done + q], &b.cond)
         })?;
         if let Some(c) = self.host_offload {
-            self.resolve_on_host(pts, out, c);
+            self.resolve_on_host(pts, out, |pts, i, cond| wants_dd(pts, i, || !(cond <= c)));
         }
         Ok(())
     }
@@ -883,16 +912,112 @@ impl Backend for CudaBackend {
 }
 
 impl CudaBackend {
-    /// Solves again on the host the points near t = 1 whose condition estimate exceeds
-    /// `resolve_cond` (or is not finite), and every point asking for a double-double
-    /// residual ([`crate::eval::Residual::DoubleDouble`]), see the module's doc.
-    fn resolve_on_host(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>, resolve_cond: f64) {
+    /// [`Backend::directions`] with the residuals that the host would take in double-double
+    /// computed in double-double on the device (kernels/dd_residual.cu, complex τ included:
+    /// the points of Cauchy loops): every point asking for
+    /// [`crate::eval::Residual::DoubleDouble`], and every [`crate::eval::Residual::Adaptive`]
+    /// point with `Re τ ≥` [`crate::backend::cpu::ACCURATE_RESIDUAL_TAU`] (all of them: on
+    /// the device the host's noise test costs about what the residual does). Only points
+    /// whose condition estimate is not finite are solved again on the host. This is how the
+    /// host's own paths of a resident run (endgames, Cauchy loops) get their directions
+    /// ([`crate::track::resident::ResidentTracker::device_directions`]): their evaluations
+    /// are most of a large solve's work.
+    pub fn directions_on_device(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
+        use crate::backend::cpu::ACCURATE_RESIDUAL_TAU;
+        use crate::eval::Residual;
+        let (ys, taus) = (pts.ys, pts.taus);
+        let nn = self.loaded()?.nn;
+        self.check_sizes(ys, taus, nn, out.euler.len())?;
+        self.check_kinds(pts)?;
+        let p = taus.len();
+        if out.newton.len() != p * nn || out.cond.len() != p {
+            return Err(Error::Internal("CUDA backend: output sizes".into()));
+        }
+        let selected: Vec<u8> = (0..p)
+            .map(|i| {
+                let dd = !pts.is_log(i)
+                    && match pts.residual(i) {
+                        Residual::EulerOnly => false,
+                        Residual::DoubleDouble => true,
+                        Residual::Adaptive => taus[i].re >= ACCURATE_RESIDUAL_TAU,
+                    };
+                dd as u8
+            })
+            .collect();
+        self.for_chunks(pts, |this, done, q, pk| {
+            let b = this.bufs.as_ref().unwrap();
+            this.queue_eval(q, b.y.ptr, b.tau.ptr, pk, b.z.ptr, b.e.ptr, b.jac.ptr)?;
+            let sel = &selected[done..done + q];
+            if sel.iter().any(|&v| v != 0) {
+                this.dev.htod(&b.ddsel, sel)?;
+                let modes = DdModes {
+                    ddm: b.ddsel.ptr,
+                    ..DdModes::default()
+                };
+                this.queue_dd_residual(q, b.y.ptr, b.tau.ptr, pk, modes, b.z.ptr, b.jac.ptr)?;
+            }
+            this.queue_solve(
+                q,
+                SolveOperands {
+                    jac: b.jac.ptr,
+                    y: b.y.ptr,
+                    logm: pk.logm,
+                    euler: b.euler.ptr,
+                    newton: b.newton.ptr,
+                    cond: b.cond.ptr,
+                },
+            )?;
+            this.dev
+                .dtoh(&mut out.euler[done * nn..(done + q) * nn], &b.euler)?;
+            this.dev
+                .dtoh(&mut out.newton[done * nn..(done + q) * nn], &b.newton)?;
+            this.dev.dtoh(&mut out.cond[done..done + q], &b.cond)
+        })?;
+        self.resolve_on_host(pts, out, |_, _, cond| !cond.is_finite());
+        Ok(())
+    }
+
+    /// [`Self::directions_on_device`] on [`Self::side`]'s stream, made (and given the
+    /// homotopy: its kernels come from the cache that this backend's compilation filled)
+    /// on the first call.
+    pub(crate) fn directions_beside(
+        &mut self,
+        pts: &Points<'_>,
+        out: DirectionsOut<'_>,
+    ) -> Result<()> {
+        if self.side.is_none() {
+            let h = self
+                .homotopy
+                .as_ref()
+                .ok_or_else(|| Error::Internal("CUDA backend used before set_homotopy".into()))?;
+            // Its stream at the highest priority: its small rounds, which the host waits
+            // for, go before the slots' next kernels.
+            let mut side = CudaBackend::open(self.dev.ordinal, true)?;
+            side.resident_on = false;
+            side.solve_method = self.solve_method;
+            side.eval_method = self.eval_method;
+            side.set_homotopy(h)?;
+            self.side = Some(Box::new(side));
+        }
+        let side = self.side.as_mut().expect("made above");
+        side.dev.bind()?;
+        side.directions_on_device(pts, out)
+    }
+
+    /// Solves again on the host the points that `pick(pts, i, condition estimate)` selects
+    /// (see the module's doc).
+    fn resolve_on_host(
+        &mut self,
+        pts: &Points<'_>,
+        out: DirectionsOut<'_>,
+        pick: impl Fn(&Points<'_>, usize, f64) -> bool,
+    ) {
         let Some(l) = self.loaded.as_ref() else {
             return;
         };
         let (nn, m) = (l.nn, l.m);
         let idx: Vec<usize> = (0..pts.len())
-            .filter(|&i| wants_dd(pts, i, || !(out.cond[i] <= resolve_cond)))
+            .filter(|&i| pick(pts, i, out.cond[i]))
             .collect();
         if idx.is_empty() {
             return;

@@ -802,6 +802,20 @@ impl ResidentTracker for CudaBackend {
         ))
     }
 
+    /// From `host_on_device_min()` paths on: they are evaluated and solved on this device,
+    /// on a second stream while the slots iterate ([`CudaBackend::directions_beside`]).
+    fn host_paths_on_device(&self, n: usize) -> bool {
+        n >= self.host_on_device_min
+    }
+
+    fn device_directions(
+        &mut self,
+        pts: &crate::eval::Points<'_>,
+        out: crate::backend::DirectionsOut<'_>,
+    ) -> Option<Result<()>> {
+        Some(self.directions_beside(pts, out))
+    }
+
     fn host_engine(&self) -> Result<(&EvalLayout, Arc<rayon::ThreadPool>)> {
         let Some(l) = self.loaded.as_ref() else {
             return Err(Error::Internal(

@@ -26,6 +26,12 @@ pub struct HostResident {
     /// Slots may enter double-double mode (`slot::Slot::residual`); off with
     /// `PATHTRACK_RESIDENT_DD=0`, the slots hand such paths to the host tracker instead.
     dd_residuals: bool,
+    /// The host's own paths are stepped in rounds of all of them through the CPU backend's
+    /// `directions` ([`ResidentTracker::device_directions`]), as a device does, instead of
+    /// in independent groups: the reference of that route ([`Self::set_host_paths_batched`]).
+    batched: bool,
+    /// Rounds of host paths stepped through [`ResidentTracker::device_directions`].
+    batched_rounds: u64,
 }
 
 impl HostResident {
@@ -39,7 +45,20 @@ impl HostResident {
             lifts: Vec::new(),
             opts: TrackerOptions::default(),
             dd_residuals: super::dd_residuals_enabled(),
+            batched: false,
+            batched_rounds: 0,
         })
+    }
+
+    /// Steps the host's own paths as a device would: every round of them through one call
+    /// of the CPU backend's `directions` (off by default: in groups on the host's cores).
+    pub fn set_host_paths_batched(&mut self, on: bool) {
+        self.batched = on;
+    }
+
+    /// Rounds of host paths stepped through one `directions` call each so far.
+    pub fn batched_rounds(&self) -> u64 {
+        self.batched_rounds
     }
 
     /// One iteration of every active slot: one round of directions, then each slot's step.
@@ -177,6 +196,19 @@ impl ResidentTracker for HostResident {
             }
         }
         Ok(out)
+    }
+
+    fn host_paths_on_device(&self, _n: usize) -> bool {
+        self.batched
+    }
+
+    fn device_directions(
+        &mut self,
+        pts: &Points<'_>,
+        out: DirectionsOut<'_>,
+    ) -> Option<Result<()>> {
+        self.batched_rounds += self.batched as u64;
+        self.batched.then(|| self.cpu.directions(pts, out))
     }
 
     fn host_engine(&self) -> Result<(&EvalLayout, Arc<rayon::ThreadPool>)> {

@@ -12,9 +12,11 @@
 //!   the point where the path entered the zone. Paths towards solutions of huge norm stay:
 //!   they go on in the slot's double-double mode ([`slot`]).
 //!
-//! While the slots run `ITERATIONS` iterations, the host advances its own (endgame) paths
-//! on the host's cores, so both sides work at once: in groups of [`HOST_GROUP`] paths, each
-//! group a few rounds on one thread ([`step_in_groups`]). The per-slot step machine
+//! While the slots run `ITERATIONS` iterations, the host advances its own (endgame) paths,
+//! so both sides work at once: on a GPU their evaluations and solves go to the device in one
+//! batch per round ([`step_on_device`], [`ResidentTracker::device_directions`]), on the CPU
+//! in groups of [`HOST_GROUP`] paths, each group a few rounds on one thread
+//! ([`step_in_groups`]). The per-slot step machine
 //! is [`slot::Slot`]; [`host::HostResident`] runs it on the CPU (the reference the device
 //! kernel is checked against, and what the tests exercise without a GPU).
 
@@ -77,6 +79,22 @@ pub const HOST_GROUP: usize = 4;
 /// otherwise be one group on one thread. A function of the number of paths only, not of the
 /// threads.
 pub const HOST_GROUPS_WANTED: usize = 16;
+
+/// The host's own paths go to the device ([`ResidentTracker::device_directions`]) while
+/// there are at least this many. cyclic-12's first pass on the H200 (6,416 host paths,
+/// 7.9 M of their evaluations): 37.7 s with 1, 47.9 s with 64 (the loops with fewer host
+/// paths then wait for the host's cores, which are refining endpoints), 65.5 s with all on
+/// the host's cores. `PATHTRACK_HOST_ON_DEVICE_MIN` overrides it (a huge value keeps them
+/// on the host).
+pub const HOST_ON_DEVICE_MIN: usize = 1;
+/// [`HOST_ON_DEVICE_MIN`], or `PATHTRACK_HOST_ON_DEVICE_MIN` where set.
+pub fn host_on_device_min() -> usize {
+    env_usize("PATHTRACK_HOST_ON_DEVICE_MIN").unwrap_or(HOST_ON_DEVICE_MIN)
+}
+/// Rounds of the host's paths per loop on the device while the slots iterate: as many as
+/// the slots' iterations ([`ITERATIONS`]), so that both kinds of paths move at one pace
+/// (`PATHTRACK_RESIDENT_DEVICE_BESIDE` overrides it).
+pub const HOST_STEPS_ON_DEVICE_BESIDE_SLOTS: u32 = ITERATIONS;
 
 /// Whether slots may enter double-double mode (`slot::Slot::residual`): yes unless the
 /// environment sets `PATHTRACK_RESIDENT_DD=0` (for comparisons with the hand-over to the
@@ -198,6 +216,60 @@ fn step_group(
     Ok((evaluations, rounds))
 }
 
+/// Steps the host's paths `steps` rounds, each round ONE call to the slots' device
+/// ([`ResidentTracker::device_directions`]: evaluation, double-double residuals and the
+/// solve of every host path at once), the paths' step machines advanced on this thread
+/// (~1.4 µs a step on cyclic-12: on the host's pool, busy refining endpoints, the same
+/// rounds took 4× as long); returns the paths that ended, in the order they ended, and the
+/// (evaluations, rounds) done, and adds the time spent waiting for the directions to
+/// `in_directions`.
+#[allow(clippy::too_many_arguments)]
+fn step_on_device(
+    rt: &mut dyn ResidentTracker,
+    round: &mut Round,
+    in_directions: &mut f64,
+    host: &mut Vec<PathState>,
+    steps: u32,
+    (nh, m): (usize, usize),
+    default_lifts: &[f64],
+    opts: &TrackerOptions,
+) -> Result<(Vec<PathEnd>, u64, u64)> {
+    let mut ends = Vec::new();
+    let (mut evaluations, mut rounds) = (0u64, 0u64);
+    for _ in 0..steps {
+        if host.is_empty() {
+            break;
+        }
+        evaluations += host.len() as u64;
+        rounds += 1;
+        let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
+            let t = std::time::Instant::now();
+            let r = rt.device_directions(pts, out).unwrap_or_else(|| {
+                Err(crate::error::Error::Internal(
+                    "host paths sent to a device that computes no directions".into(),
+                ))
+            });
+            *in_directions += t.elapsed().as_secs_f64();
+            r
+        };
+        let mut ended = |e: PathEnd| {
+            ends.push(e);
+            Ok(())
+        };
+        round.run(
+            &mut dirs,
+            None,
+            host,
+            nh,
+            m,
+            default_lifts,
+            opts,
+            &mut ended,
+        )?;
+    }
+    Ok((ends, evaluations, rounds))
+}
+
 /// Tracks one path from its start point to its end on this thread, with the host's
 /// tracker alone (no slots): what a resident tracking does with a path evicted before its
 /// first launch, as for a batch of at most [`TAIL`] paths. Deterministic: the same start
@@ -286,6 +358,22 @@ pub trait ResidentTracker {
     fn profile(&self) -> Option<String> {
         None
     }
+    /// Whether the host's own paths (endgames, Cauchy loops, double-double tails), `n` of
+    /// them, get their directions from [`Self::device_directions`] this loop instead of the
+    /// host's cores ([`step_in_groups`]); a device says yes from [`host_on_device_min`] on.
+    fn host_paths_on_device(&self, _n: usize) -> bool {
+        false
+    }
+    /// The directions of the host's paths `pts`, computed where the slots live, with the
+    /// residuals that the host would take in double-double in double-double (complex τ of
+    /// Cauchy loops included); `None` where this tracker has no such route.
+    fn device_directions(
+        &mut self,
+        _pts: &Points<'_>,
+        _out: DirectionsOut<'_>,
+    ) -> Option<Result<()>> {
+        None
+    }
 }
 
 /// The moves that pack the active slots (`active`, ascending) into the lowest ones, when
@@ -334,6 +422,11 @@ pub fn track_resident(
         env_usize("PATHTRACK_RESIDENT_HOST_ALONE").map_or(HOST_STEPS_ALONE, |v| v as u32);
     let host_beside =
         env_usize("PATHTRACK_RESIDENT_HOST_BESIDE").map_or(HOST_STEPS_BESIDE_SLOTS, |v| v as u32);
+    let device_beside = env_usize("PATHTRACK_RESIDENT_DEVICE_BESIDE")
+        .map_or(HOST_STEPS_ON_DEVICE_BESIDE_SLOTS, |v| v as u32);
+    let mut device_round = Round::default();
+    // Loops whose host paths went to the device, and the time their directions took there.
+    let (mut device_rounds, mut t_device_directions) = (0u64, 0.0f64);
     let trace = std::env::var_os("PATHTRACK_RESIDENT_TRACE").is_some();
     // PATHTRACK_RESIDENT_TRACE=2: one line per loop.
     let trace_loops = std::env::var("PATHTRACK_RESIDENT_TRACE").is_ok_and(|v| v == "2");
@@ -399,9 +492,27 @@ pub fn track_resident(
             } else {
                 host_alone
             };
-            let (layout, pool) = rt.host_engine()?;
-            let (ends, evaluations, rounds) =
-                step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?;
+            let (ends, evaluations, rounds) = if rt.host_paths_on_device(host.len()) {
+                let steps = if resident > 0 && !evict {
+                    device_beside
+                } else {
+                    host_alone
+                };
+                device_rounds += 1;
+                step_on_device(
+                    rt,
+                    &mut device_round,
+                    &mut t_device_directions,
+                    &mut host,
+                    steps,
+                    (nh, m),
+                    &default_lifts,
+                    opts,
+                )?
+            } else {
+                let (layout, pool) = rt.host_engine()?;
+                step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?
+            };
             for end in ends {
                 if trace {
                     handovers.ended(&end);
@@ -533,6 +644,12 @@ pub fn track_resident(
             stats.evaluations - host_evals,
             host_evals
         );
+        if device_rounds > 0 {
+            eprintln!(
+                "resident: host paths on the device in {device_rounds} loops, their directions \
+                 {t_device_directions:.3} s"
+            );
+        }
         if let Some(p) = rt.profile() {
             eprintln!("resident: {p}");
         }
