@@ -302,9 +302,10 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             let make = |w: &crate::distributed::devices::Worker| {
                 backend_and_tracker_on(a, *kind, w.ordinal, w.threads, system.n()).map(|b| b.0)
             };
-            let (summary, first) = crate::distributed::devices::solve_on_devices(
-                &system, &opts, workers, backend, &make, &mut obs,
-            )?;
+            use crate::distributed::devices::{min_batch, solve_on_devices};
+            let min = min_batch(*kind == BackendKind::Cuda, opts.tracker.batch);
+            let (summary, first) =
+                solve_on_devices(&system, &opts, workers, min, backend, &make, &mut obs)?;
             backend = first;
             summary
         }

@@ -226,16 +226,32 @@ impl Observer for RecoveryOnly<'_> {
     }
 }
 
+/// Least paths per batch of CPU workers (with `--batch` smaller, `--batch`): as under MPI.
+pub const CPU_MIN_BATCH: u64 = super::MIN_BATCH;
+
+/// Least paths per batch on `gpu`s or CPU workers that track `batch` paths at once: on a
+/// GPU a batch fills the device's slots (a smaller one leaves them empty); on the CPU,
+/// [`CPU_MIN_BATCH`] or `batch` when smaller.
+pub fn min_batch(gpu: bool, batch: usize) -> u64 {
+    if gpu {
+        batch as u64
+    } else {
+        (batch as u64).min(CPU_MIN_BATCH)
+    }
+}
+
 /// Solves `system` over `workers`, one thread and one backend each: `first` is worker 0's
-/// backend, `make` opens the others (on their own threads). The first pass reports every
-/// endpoint to `obs` as it comes (in the order batches finish), the recovery rounds then
-/// run on worker 0's backend, which is returned with the summary of the whole run. The
-/// summary is that of one device with the same options (`opts.plan` too: a resumed run or a
-/// shard hands out its own paths only); `phases.devices` holds each worker's share.
+/// backend, `make` opens the others (on their own threads); batches of at least
+/// `min_batch` paths ([`min_batch`]). The first pass reports every endpoint to `obs` as
+/// it comes (in the order batches finish), the recovery rounds then run on worker 0's
+/// backend, which is returned with the summary of the whole run. The summary is that of
+/// one device with the same options (`opts.plan` too: a resumed run or a shard hands out
+/// its own paths only); `phases.devices` holds each worker's share.
 pub fn solve_on_devices(
     system: &System,
     opts: &SolveOptions,
     workers: &[Worker],
+    min_batch: u64,
     first: Box<dyn Backend>,
     make: &(dyn Fn(&Worker) -> Result<Box<dyn Backend>> + Sync),
     obs: &mut dyn Observer,
@@ -294,7 +310,7 @@ pub fn solve_on_devices(
                 })
             })
             .collect();
-        let gathered = hand_out(opts, &inbox, replies, obs);
+        let gathered = hand_out(opts, min_batch, &inbox, replies, obs);
         let results: Vec<_> = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err(stopped())))
@@ -366,12 +382,13 @@ fn track_share(
     Ok(backend)
 }
 
-/// The caller's side: hands out batches (at least the paths a device tracks at once, so
-/// that each batch fills it) until the queue is empty or a worker failed, passes each
-/// endpoint to `obs`, and returns them all. Returning (an error included) drops the
-/// replies, which ends the workers that still wait for a batch.
+/// The caller's side: hands out batches (at least `min_batch` paths) until the queue is
+/// empty or a worker failed, passes each endpoint to `obs`, and returns them all.
+/// Returning (an error included) drops the replies, which ends the workers that still wait
+/// for a batch.
 fn hand_out(
     opts: &SolveOptions,
+    min_batch: u64,
     inbox: &Receiver<Message>,
     replies: Vec<Sender<Option<Vec<u64>>>>,
     obs: &mut dyn Observer,
@@ -412,7 +429,7 @@ fn hand_out(
                 (None, Some(only)) => Some(only.clone()),
                 (None, None) => None,
             };
-            let q = Queue::new(p, ids, workers, opts.tracker.batch as u64);
+            let q = Queue::new(p, ids, workers, min_batch);
             obs.total(q.len() as u128);
             obs.phase(Phase::FirstPass { paths: q.len() });
             queue = Some(q);
@@ -499,6 +516,7 @@ mod tests {
                 &sys,
                 &opts,
                 &ws,
+                min_batch(false, opts.tracker.batch),
                 make(&ws[0]).unwrap(),
                 &make,
                 &mut |e: &Endpoint| {
@@ -582,6 +600,7 @@ mod tests {
             &sys,
             &opts,
             &ws,
+            4,
             Box::new(CpuBackend::new(1).unwrap()),
             &make,
             &mut |_: &Endpoint| Ok(()),

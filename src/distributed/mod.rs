@@ -385,6 +385,29 @@ mod tests {
         }
     }
 
+    /// A queue hands out each of its paths once, in batches of the size asked, and nothing
+    /// after it is closed.
+    #[test]
+    fn queues_hand_out_each_path_once() {
+        let ids: Vec<u64> = (0..100).filter(|p| p % 3 != 0).collect();
+        let mut q = Queue::new(100, Some(ids.clone()), 2, 5);
+        assert_eq!(q.len(), ids.len() as u64);
+        let mut out = Vec::new();
+        while let Some(b) = q.take_paths() {
+            assert!(b.len() <= 5 && !b.is_empty());
+            out.extend(b);
+        }
+        assert_eq!(out, ids);
+        let mut q = Queue::new(10, None, 1, 1);
+        assert_eq!(
+            q.take_paths(),
+            Some(vec![0, 1]),
+            "10 paths in 8 batches of 2"
+        );
+        q.close();
+        assert_eq!(q.take_paths(), None);
+    }
+
     #[test]
     fn batches_encode_and_bad_messages_are_errors() {
         assert_eq!(decode_batch(&encode_batch(5, 70)).unwrap(), 5..70);
