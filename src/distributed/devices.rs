@@ -264,7 +264,7 @@ pub fn solve_on_devices(
     let (to_master, inbox) = channel();
     let mut replies = Vec::new();
     let mut feeds = Vec::new();
-    for w in 0..workers.len() {
+    for (w, worker) in workers.iter().enumerate() {
         let (tx, rx) = channel();
         replies.push(tx);
         feeds.push(Arc::new(DeviceFeed {
@@ -276,13 +276,12 @@ pub fn solve_on_devices(
                 started: clock,
                 batch_started: None,
                 load: DeviceLoad {
-                    device: workers[w].name.clone(),
+                    device: worker.name.clone(),
                     ..Default::default()
                 },
             }),
         }));
     }
-    // Only the workers hold senders: when all have ended, the inbox says so.
     drop(to_master);
     let meter = crate::report::usage::UsageMeter::start(first.pci_bus_id());
     let mut first = Some(first);
@@ -400,7 +399,8 @@ fn hand_out(
     let mut failed = false;
     let mut ends = Vec::new();
     while finished.iter().any(|f| !f) {
-        // Every worker says when it stops, a panic included.
+        // Every worker says when it stops (an error or a panic: `Failed`); the feeds keep
+        // the senders, so the inbox stays open.
         let Ok(msg) = inbox.recv() else { break };
         let w = match msg {
             Message::Failed { w } => {
