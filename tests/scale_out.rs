@@ -793,3 +793,67 @@ fn cli_devices_bad_values_and_cuda() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// cyclic-7 over two CPU workers, interrupted with SIGINT after 300 lines and killed with
+/// SIGKILL after 500, each resumed over three: the counts and distinct solutions of one
+/// worker's whole run, every path's first-pass line once; SIGINT prints the partial
+/// summary of the lines written and exits with 130.
+#[test]
+fn cli_devices_interrupted_runs_resume() {
+    let dir = tmp("devices-kill");
+    let d = |f: &str| dir.join(f).display().to_string();
+    let args = |out: &str, sols: &str, devices: &str| -> Vec<String> {
+        let mut a = [
+            "solve",
+            "systems/cyclic7.yaml",
+            "--backend",
+            "cpu",
+            "--threads",
+            "2",
+            "--batch",
+            "32",
+            "-q",
+            "--json",
+            "-o",
+            out,
+            "--solutions",
+            sols,
+        ]
+        .map(String::from)
+        .to_vec();
+        if !devices.is_empty() {
+            a.extend(["--devices".into(), devices.into()]);
+        }
+        a
+    };
+    let whole = args(&d("whole.jsonl"), &d("whole-sols.jsonl"), "");
+    let whole = json_of(&whole.iter().map(String::as_str).collect::<Vec<_>>());
+    let whole_sols = solution_set(&dir.join("whole-sols.jsonl"));
+    let mut interrupted = 0;
+    for (k, signal) in [(300, "INT"), (500, "KILL")] {
+        let out = d(&format!("run-{signal}.jsonl"));
+        let a = args(&out, &d("sols.jsonl"), "2");
+        let (sent, code, stdout) = interrupt_after(&a, std::path::Path::new(&out), k, signal);
+        interrupted += usize::from(sent && code != Some(0));
+        if sent && signal == "INT" && code != Some(0) {
+            assert_eq!(code, Some(130));
+            let partial: serde_json::Value =
+                serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+            let lines = first_pass_paths(std::path::Path::new(&out)).len() as u64;
+            assert_eq!(partial["finished_paths"].as_u64(), Some(lines));
+        }
+        let a = args(&out, &d("sols.jsonl"), "3");
+        let mut a: Vec<&str> = a.iter().map(String::as_str).collect();
+        a.push("--resume");
+        let resumed = json_of(&a);
+        same_counts(&whole, &resumed, &format!("{signal} after {k} lines"));
+        assert_eq!(whole_sols, solution_set(&dir.join("sols.jsonl")));
+        assert_eq!(
+            first_pass_paths(std::path::Path::new(&out)),
+            (0..924).collect::<Vec<_>>(),
+            "{signal} after {k} lines"
+        );
+    }
+    assert!(interrupted > 0, "no run was interrupted before it ended");
+    let _ = std::fs::remove_dir_all(&dir);
+}
