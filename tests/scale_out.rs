@@ -1,6 +1,7 @@
 //! A run in pieces equals the whole run: shards merged (`solve --shard K/N`, `merge`), a run
 //! resumed after it was killed or interrupted (`solve --resume`), and MPI ranks
-//! (`mpirun -np 3`, where `mpirun` and a build with `--features mpi` exist).
+//! (`mpirun -np 3`, where `mpirun` and a build with `--features mpi` exist), and the workers
+//! of `solve --devices` (CPU workers here; GPUs where a GPU is present).
 //!
 //! "Equal" is what the summary reports: the counts, and the distinct solutions with their
 //! multiplicities (coordinates within the clustering tolerance; a path tracked in another
@@ -617,5 +618,242 @@ fn mpirun_ranks_equal_one_process() {
             "{sys}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The first-pass paths each worker of a `--devices` run tracked (`phases.devices`).
+fn device_paths(summary: &serde_json::Value) -> Vec<u64> {
+    summary["phases"]["devices"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no phases.devices: {summary}"))
+        .iter()
+        .map(|d| d["paths"].as_u64().unwrap())
+        .collect()
+}
+
+/// `--devices 3` with the CPU backend (three workers drawing batches from one queue) gives
+/// the counts and the distinct solutions of one worker with the same seed, on katsura-6
+/// (total degree, 64 paths) and cyclic-7 (polyhedral, 924 paths); its `-o` file has every
+/// path's first-pass line once, and more than one worker tracked paths.
+#[test]
+fn cli_devices_equal_one_device() {
+    let dir = tmp("devices");
+    let d = |f: &str| dir.join(f).display().to_string();
+    for (sys, paths, batch) in [
+        ("katsura6", 64u64, "8"),
+        ("systems/cyclic7.yaml", 924, "32"),
+    ] {
+        let (one_sols, dev_sols, dev_out) =
+            (d("one-sols.jsonl"), d("dev-sols.jsonl"), d("dev.jsonl"));
+        let common = [
+            sys,
+            "--backend",
+            "cpu",
+            "--threads",
+            "2",
+            "--batch",
+            batch,
+            "-q",
+            "--json",
+            "--seed",
+            "2",
+        ];
+        let mut a = vec!["solve"];
+        a.extend(common);
+        a.extend(["--solutions", &one_sols]);
+        let one = json_of(&a);
+        assert!(one["phases"].get("devices").is_none(), "{one}");
+        let mut a = vec!["solve"];
+        a.extend(common);
+        a.extend(["--devices", "3", "-o", &dev_out, "--solutions", &dev_sols]);
+        let dev = json_of(&a);
+        assert_eq!(dev["paths"], paths);
+        same_counts(&one, &dev, sys);
+        assert_eq!(
+            solution_set(std::path::Path::new(&one_sols)),
+            solution_set(std::path::Path::new(&dev_sols)),
+            "{sys}"
+        );
+        assert_eq!(
+            first_pass_paths(std::path::Path::new(&dev_out)),
+            (0..paths).collect::<Vec<_>>(),
+            "{sys}: every path once"
+        );
+        let shares = device_paths(&dev);
+        assert_eq!(shares.len(), 3, "{sys}");
+        assert_eq!(shares.iter().sum::<u64>(), paths, "{sys}");
+        assert!(
+            shares.iter().filter(|&&p| p > 0).count() > 1,
+            "{sys}: {shares:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run cut after 50 lines resumes over three workers, which are handed only the paths
+/// without a line: the whole run's counts, every path's line once. A shard over two
+/// workers tracks its own paths only.
+#[test]
+fn cli_devices_resume_and_shard() {
+    let dir = tmp("devices-resume");
+    let d = |f: &str| dir.join(f).display().to_string();
+    let (whole_out, cut, part) = (d("whole.jsonl"), d("cut.jsonl"), d("part1.jsonl"));
+    let common = [
+        "systems/cyclic6.yaml",
+        "--backend",
+        "cpu",
+        "--threads",
+        "2",
+        "--batch",
+        "8",
+        "-q",
+        "--json",
+    ];
+    let mut a = vec!["solve"];
+    a.extend(common);
+    a.extend(["-o", &whole_out]);
+    let whole = json_of(&a);
+    let text = std::fs::read_to_string(&whole_out).unwrap();
+    let kept: Vec<&str> = text.lines().take(51).collect();
+    std::fs::write(&cut, kept.join("\n") + "\n").unwrap();
+    let mut a = vec!["solve"];
+    a.extend(common);
+    a.extend(["--devices", "3", "-o", &cut, "--resume"]);
+    let resumed = json_of(&a);
+    same_counts(&whole, &resumed, "resumed over 3 workers");
+    assert_eq!(
+        first_pass_paths(std::path::Path::new(&cut)),
+        (0..156).collect::<Vec<_>>()
+    );
+    assert_eq!(device_paths(&resumed).iter().sum::<u64>(), 156 - 50);
+    let mut a = vec!["solve"];
+    a.extend(common);
+    a.extend(["--devices", "2", "--shard", "1/3", "-o", &part]);
+    let shard = json_of(&a);
+    let mine: Vec<u64> = (0..156).filter(|p| p % 3 == 1).collect();
+    assert_eq!(first_pass_paths(std::path::Path::new(&part)), mine);
+    assert_eq!(shard["paths"], mine.len() as u64);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bad `--devices` values are usage errors (exit 2, a message naming `--devices`, nothing
+/// on stdout). Without a GPU, `--backend cuda --devices 2` fails as `--backend cuda` does;
+/// on a machine with GPUs, `--devices all` gives the counts and distinct solutions of one
+/// GPU.
+#[test]
+fn cli_devices_bad_values_and_cuda() {
+    for args in [
+        &["--devices", "0"][..],
+        &["--devices", "two"],
+        &["--devices", "0,0"],
+        &["--devices", "1,"],
+        &["--backend", "cpu", "--devices", "all"],
+        &["--backend", "cpu", "--devices", "0,1"],
+        &["--device", "1", "--devices", "2"],
+    ] {
+        let mut a = vec!["solve", "katsura4", "-q"];
+        a.extend(args);
+        let (code, out, err) = exec(&a);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.contains("--devices") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+    let dir = tmp("devices-cuda");
+    let d = |f: &str| dir.join(f).display().to_string();
+    let (one_sols, all_sols) = (d("one.jsonl"), d("all.jsonl"));
+    let common = ["solve", "katsura6", "--backend", "cuda", "-q", "--json"];
+    let mut a = common.to_vec();
+    a.extend(["--solutions", &one_sols]);
+    let (code, one, one_err) = exec(&a);
+    let mut a = common.to_vec();
+    a.extend(["--devices", "all", "--solutions", &all_sols]);
+    let (dev_code, dev, dev_err) = exec(&a);
+    if code != 0 {
+        eprintln!(
+            "cli_devices_bad_values_and_cuda: no GPU here: {}",
+            one_err.trim()
+        );
+        assert_eq!(code, 2, "{one_err}");
+        assert_eq!((dev_code, dev_err.as_str()), (2, one_err.as_str()));
+        assert!(dev.is_empty(), "{dev}");
+    } else {
+        assert_eq!(dev_code, 0, "{dev_err}");
+        let (one, dev): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&one).unwrap(),
+            serde_json::from_str(&dev).unwrap(),
+        );
+        same_counts(&one, &dev, "--devices all");
+        assert_eq!(
+            solution_set(std::path::Path::new(&one_sols)),
+            solution_set(std::path::Path::new(&all_sols))
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// cyclic-7 over two CPU workers, interrupted with SIGINT after 300 lines and killed with
+/// SIGKILL after 500, each resumed over three: the counts and distinct solutions of one
+/// worker's whole run, every path's first-pass line once; SIGINT prints the partial
+/// summary of the lines written and exits with 130.
+#[test]
+fn cli_devices_interrupted_runs_resume() {
+    let dir = tmp("devices-kill");
+    let d = |f: &str| dir.join(f).display().to_string();
+    let args = |out: &str, sols: &str, devices: &str| -> Vec<String> {
+        let mut a = [
+            "solve",
+            "systems/cyclic7.yaml",
+            "--backend",
+            "cpu",
+            "--threads",
+            "2",
+            "--batch",
+            "32",
+            "-q",
+            "--json",
+            "-o",
+            out,
+            "--solutions",
+            sols,
+        ]
+        .map(String::from)
+        .to_vec();
+        if !devices.is_empty() {
+            a.extend(["--devices".into(), devices.into()]);
+        }
+        a
+    };
+    let whole = args(&d("whole.jsonl"), &d("whole-sols.jsonl"), "");
+    let whole = json_of(&whole.iter().map(String::as_str).collect::<Vec<_>>());
+    let whole_sols = solution_set(&dir.join("whole-sols.jsonl"));
+    let mut interrupted = 0;
+    for (k, signal) in [(300, "INT"), (500, "KILL")] {
+        let out = d(&format!("run-{signal}.jsonl"));
+        let a = args(&out, &d("sols.jsonl"), "2");
+        let (sent, code, stdout) = interrupt_after(&a, std::path::Path::new(&out), k, signal);
+        interrupted += usize::from(sent && code != Some(0));
+        if sent && signal == "INT" && code != Some(0) {
+            assert_eq!(code, Some(130));
+            let partial: serde_json::Value =
+                serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+            let lines = first_pass_paths(std::path::Path::new(&out)).len() as u64;
+            assert_eq!(partial["finished_paths"].as_u64(), Some(lines));
+        }
+        let a = args(&out, &d("sols.jsonl"), "3");
+        let mut a: Vec<&str> = a.iter().map(String::as_str).collect();
+        a.push("--resume");
+        let resumed = json_of(&a);
+        same_counts(&whole, &resumed, &format!("{signal} after {k} lines"));
+        assert_eq!(whole_sols, solution_set(&dir.join("sols.jsonl")));
+        assert_eq!(
+            first_pass_paths(std::path::Path::new(&out)),
+            (0..924).collect::<Vec<_>>(),
+            "{signal} after {k} lines"
+        );
+    }
+    assert!(interrupted > 0, "no run was interrupted before it ended");
     let _ = std::fs::remove_dir_all(&dir);
 }

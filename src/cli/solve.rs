@@ -58,6 +58,12 @@ pub struct SolveArgs {
     /// GPU to use with `--backend cuda|auto`.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+    /// Track on several devices at once, each drawing batches of paths from one queue:
+    /// all (every GPU), a count N (GPUs 0 to N-1), or GPU numbers such as 0,1; with
+    /// --backend cpu, a count of CPU workers sharing --threads. The answer is that of one
+    /// device (docs/scale-out.md).
+    #[arg(long, value_name = "all|N|I,J", conflicts_with = "device")]
+    pub devices: Option<String>,
     /// How the CUDA backend forms the extended Jacobian (a tuning switch).
     #[arg(long, value_enum, default_value = "fused", hide = true)]
     pub cuda_eval: EvalMethod,
@@ -136,9 +142,20 @@ pub fn backend_and_tracker(
     threads: usize,
     n: usize,
 ) -> Result<(Box<dyn Backend>, crate::track::TrackerOptions)> {
+    backend_and_tracker_on(a, a.backend, a.device, threads, n)
+}
+
+/// [`backend_and_tracker`] on backend `kind`, GPU `device`.
+fn backend_and_tracker_on(
+    a: &SolveArgs,
+    kind: BackendKind,
+    device: usize,
+    threads: usize,
+    n: usize,
+) -> Result<(Box<dyn Backend>, crate::track::TrackerOptions)> {
     let backend = make_backend(
-        a.backend,
-        a.device,
+        kind,
+        device,
         a.cuda_eval,
         a.cuda_solve,
         threads,
@@ -225,7 +242,18 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     opts.plan.shard = super::checkpoint::shard(a)?;
     opts.plan.first_pass_only = opts.plan.shard.is_some();
     let header = super::checkpoint::header_for(a, &system, &opts);
-    let (mut backend, tracker) = backend_and_tracker(a, threads, system.n())?;
+    // `--devices`: one worker per device; the first device's backend is opened here, so that
+    // a missing GPU fails before any output is written.
+    let devices = match &a.devices {
+        Some(d) => Some(devices_of(a, d, threads)?),
+        None => None,
+    };
+    let (mut backend, tracker) = match &devices {
+        None => backend_and_tracker(a, threads, system.n())?,
+        Some((kind, w)) => {
+            backend_and_tracker_on(a, *kind, w[0].ordinal, w[0].threads, system.n())?
+        }
+    };
     opts.tracker = tracker;
     struct Cli<'s> {
         progress: Progress,
@@ -268,7 +296,20 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         certify: a.certify.then(|| PathCertificates::new(&system)),
         over: over.as_ref(),
     };
-    let mut summary = solve(&system, &opts, backend.as_mut(), &mut obs)?;
+    let mut summary = match &devices {
+        None => solve(&system, &opts, backend.as_mut(), &mut obs)?,
+        Some((kind, workers)) => {
+            let make = |w: &crate::distributed::devices::Worker| {
+                backend_and_tracker_on(a, *kind, w.ordinal, w.threads, system.n()).map(|b| b.0)
+            };
+            use crate::distributed::devices::{min_batch, solve_on_devices};
+            let min = min_batch(*kind == BackendKind::Cuda, opts.tracker.batch);
+            let (summary, first) =
+                solve_on_devices(&system, &opts, workers, min, backend, &make, &mut obs)?;
+            backend = first;
+            summary
+        }
+    };
     let excess = over.as_ref().map(|o| o.remove_excess(&mut summary));
     let positive_dimensional = match &witness {
         Some((w, original)) => Some(crate::witness::label::remove_positive_dimensional(
@@ -337,6 +378,29 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The backend and the workers of `--devices d`: GPUs for `--backend cuda` and `auto`,
+/// CPU workers for `--backend cpu`, sharing `threads`.
+fn devices_of(
+    a: &SolveArgs,
+    d: &str,
+    threads: usize,
+) -> Result<(BackendKind, Vec<crate::distributed::devices::Worker>)> {
+    use crate::distributed::devices::{workers, DeviceList};
+    let list = DeviceList::parse(d)?;
+    let kind = match a.backend {
+        BackendKind::Cpu => BackendKind::Cpu,
+        BackendKind::Cuda | BackendKind::Auto => BackendKind::Cuda,
+    };
+    let w = workers(&list, kind == BackendKind::Cuda, threads).map_err(|e| match e {
+        Error::Cuda(m) if a.backend == BackendKind::Cuda => {
+            Error::Cuda(format!("--backend cuda: {m}"))
+        }
+        Error::Cuda(m) => Error::Cuda(format!("--devices {d}: {m}")),
+        other => other,
+    })?;
+    Ok((kind, w))
 }
 
 /// `solve --certify`: the Krawczyk test on each nonsingular endpoint as it arrives (a

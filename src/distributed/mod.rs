@@ -6,12 +6,15 @@
 //! ([`crate::solver::plan`]).
 //!
 //! The protocol is independent of the transport ([`Transport`]): MPI ranks ([`mpi`], cargo
-//! feature `mpi`; rank 0 is the master) or, in the tests, threads with channels.
+//! feature `mpi`; rank 0 is the master) or, in the tests, threads with channels. The GPUs
+//! of one host in one process ([`devices`], `solve --devices`) follow the same scheme with
+//! one worker thread per device, passing endpoints without encoding them.
 //!
 //! Messages: a worker sends a [`Report`] (its start system's path count and the endpoint
 //! lines of its previous batch, docs/output.md); the master answers with the next batch
 //! `[first, end)` as two little-endian u64, `first = end` when there is none.
 
+pub mod devices;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 
@@ -71,6 +74,92 @@ pub fn batch_size(paths: u64, workers: usize, min: u64) -> u64 {
     paths.div_ceil(8 * workers.max(1) as u64).max(min)
 }
 
+/// The master's queue of paths to hand out: the next [`batch_size`] of them to whichever
+/// worker asks. The paths are `0..len`, or the sorted list `ids` (a resumed run's or a
+/// shard's paths, `--paths`).
+pub struct Queue {
+    ids: Option<Vec<u64>>,
+    len: u64,
+    next: u64,
+    size: u64,
+}
+
+impl Queue {
+    /// All paths `0..paths`, or `ids` when given, in batches for `workers` workers, at least
+    /// `min` paths each.
+    pub fn new(paths: u64, ids: Option<Vec<u64>>, workers: usize, min: u64) -> Queue {
+        let len = ids.as_ref().map_or(paths, |i| i.len() as u64);
+        Queue {
+            ids,
+            len,
+            next: 0,
+            size: batch_size(len, workers, min.max(1)),
+        }
+    }
+
+    /// Paths the queue hands out in all.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the queue holds no path at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Positions `[first, end)` of the next batch in the queue; `None` when all are out.
+    pub fn take(&mut self) -> Option<std::ops::Range<u64>> {
+        (self.next < self.len).then(|| {
+            let end = (self.next + self.size).min(self.len);
+            let r = self.next..end;
+            self.next = end;
+            r
+        })
+    }
+
+    /// The next batch's paths (sorted); `None` when all are out.
+    pub fn take_paths(&mut self) -> Option<Vec<u64>> {
+        let r = self.take()?;
+        Some(match &self.ids {
+            Some(ids) => ids[r.start as usize..r.end as usize].to_vec(),
+            None => r.collect(),
+        })
+    }
+
+    /// Hands out nothing more (a worker failed: the run stops).
+    pub fn close(&mut self) {
+        self.next = self.len;
+    }
+}
+
+/// The start systems of all workers have `paths` paths: an error naming worker `w` when its
+/// count differs from the first (different builds or inputs).
+fn same_start_system(first: &mut Option<u64>, paths: u64, w: usize) -> Result<()> {
+    match *first {
+        None => *first = Some(paths),
+        Some(p) if p != paths => {
+            return Err(Error::Usage(format!(
+                "the workers' start systems differ: {p} paths on one, {paths} on worker {w} \
+                 (run one build on one input everywhere)"
+            )))
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Sorts the gathered endpoints by path; an error when a path came twice.
+fn sorted_once(mut ends: Vec<Endpoint>) -> Result<Vec<Endpoint>> {
+    ends.sort_by_key(|e| e.path);
+    if let Some(w) = ends.windows(2).find(|w| w[0].path == w[1].path) {
+        return Err(Error::Internal(format!(
+            "path {} was reported twice",
+            w[0].path
+        )));
+    }
+    Ok(ends)
+}
+
 /// The worker's side: a [`PathFeed`] that reports the lines of the last batch and asks
 /// the master for the next; [`WorkerFeed::record`] collects the lines as the solve reports
 /// its endpoints.
@@ -107,8 +196,8 @@ impl<T: Transport> PathFeed for WorkerFeed<T> {
     }
 }
 
-/// The master's side: hands out batches ([`batch_size`] with `min_batch`) until every path is handed out and every worker
-/// has reported its last batch. Each endpoint line is passed to `line` as it comes (the
+/// The master's side: hands out batches ([`Queue`], at least `min_batch` paths) until every
+/// path is handed out and every worker has reported its last batch. Each endpoint line is passed to `line` as it comes (the
 /// `-o` file); returns the endpoints, sorted by path, and the start system's path count.
 /// An error when workers built start systems of different sizes (different builds or
 /// inputs) or report a path twice.
@@ -119,23 +208,13 @@ pub fn serve(
 ) -> Result<(Vec<Endpoint>, u64)> {
     let mut ends = Vec::new();
     let mut paths: Option<u64> = None;
-    let mut next = 0u64;
+    let mut queue: Option<Queue> = None;
     let mut finished = 0;
     while finished < t.workers() {
         let (w, msg) = t.receive_any()?;
         let report: Report = serde_json::from_slice(&msg)
             .map_err(|e| Error::Internal(format!("worker {w}: a report that is not JSON: {e}")))?;
-        match paths {
-            None => paths = Some(report.paths),
-            Some(p) if p != report.paths => {
-                return Err(Error::Usage(format!(
-                    "the workers' start systems differ: {p} paths on one, {} on worker {w} \
-                     (run one build on one input everywhere)",
-                    report.paths
-                )))
-            }
-            _ => {}
-        }
+        same_start_system(&mut paths, report.paths, w)?;
         for l in &report.lines {
             let v: serde_json::Value = serde_json::from_str(l).map_err(|e| {
                 Error::Internal(format!("worker {w}: a line that is not JSON: {e}"))
@@ -146,27 +225,15 @@ pub fn serve(
             );
             line(l)?;
         }
-        let total = report.paths;
-        let size = batch_size(total, t.workers(), min_batch);
-        let batch = if next < total {
-            let end = (next + size).min(total);
-            let b = (next, end);
-            next = end;
-            b
-        } else {
+        let queue =
+            queue.get_or_insert_with(|| Queue::new(report.paths, None, t.workers(), min_batch));
+        let batch = queue.take().unwrap_or_else(|| {
             finished += 1;
-            (0, 0)
-        };
-        t.send_to(w, &encode_batch(batch.0, batch.1))?;
+            0..0
+        });
+        t.send_to(w, &encode_batch(batch.start, batch.end))?;
     }
-    ends.sort_by_key(|e| e.path);
-    if let Some(w) = ends.windows(2).find(|w| w[0].path == w[1].path) {
-        return Err(Error::Internal(format!(
-            "path {} was reported twice",
-            w[0].path
-        )));
-    }
-    Ok((ends, paths.unwrap_or(0)))
+    Ok((sorted_once(ends)?, paths.unwrap_or(0)))
 }
 
 #[cfg(test)]
@@ -316,6 +383,29 @@ mod tests {
             assert_eq!(per_worker.iter().sum::<usize>() as u64, one.paths);
             eprintln!("{name}: paths per worker {per_worker:?}");
         }
+    }
+
+    /// A queue hands out each of its paths once, in batches of the size asked, and nothing
+    /// after it is closed.
+    #[test]
+    fn queues_hand_out_each_path_once() {
+        let ids: Vec<u64> = (0..100).filter(|p| p % 3 != 0).collect();
+        let mut q = Queue::new(100, Some(ids.clone()), 2, 5);
+        assert_eq!(q.len(), ids.len() as u64);
+        let mut out = Vec::new();
+        while let Some(b) = q.take_paths() {
+            assert!(b.len() <= 5 && !b.is_empty());
+            out.extend(b);
+        }
+        assert_eq!(out, ids);
+        let mut q = Queue::new(10, None, 1, 1);
+        assert_eq!(
+            q.take_paths(),
+            Some(vec![0, 1]),
+            "10 paths in 8 batches of 2"
+        );
+        q.close();
+        assert_eq!(q.take_paths(), None);
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub fn run_if_launched(
         (a.resume, "--resume"),
         (a.shard.is_some(), "--shard"),
         (a.certify, "--certify"),
+        (a.devices.is_some(), "--devices"),
         (
             a.format != SolutionFormat::Jsonl,
             "--format other than jsonl",

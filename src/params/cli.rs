@@ -153,6 +153,9 @@ fn setup(a: &SolveArgs, n: usize) -> Result<(SolveOptions, Box<dyn Backend>)> {
     if a.paths.is_some() {
         return refuse("--paths");
     }
+    if a.devices.is_some() {
+        return refuse("--devices");
+    }
     if a.format != SolutionFormat::Jsonl {
         return refuse("--format other than jsonl");
     }

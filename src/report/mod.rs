@@ -112,6 +112,23 @@ pub struct Phases {
     /// spent finding them, and the round's own (with the refinement of its endpoints). A
     /// last search that finds no path is in `recovery` only.
     pub recovery_rounds: Vec<RecoveryRound>,
+    /// Each device of a run over several (`solve --devices`), in the order given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceLoad>,
+}
+
+/// One device's share of a run over several (see [`Phases::devices`]).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DeviceLoad {
+    /// "cuda 1", "cpu 0".
+    pub device: String,
+    /// First-pass paths it tracked, in how many batches.
+    pub paths: u64,
+    pub batches: u64,
+    /// Wall seconds before it asked for its first batch (its start system and backend).
+    pub setup_seconds: f64,
+    /// Wall seconds it spent on its batches (tracking and refining their endpoints).
+    pub busy_seconds: f64,
 }
 
 /// One recovery round of a solve (see [`Phases::recovery_rounds`]).
@@ -784,6 +801,16 @@ pub fn summary_table(s: &Summary) -> String {
             })
             .collect();
         row(&mut t, "  recovery rounds", rounds.join(", "));
+    }
+    for d in &ph.devices {
+        row(
+            &mut t,
+            &format!("  {}", d.device),
+            format!(
+                "{} paths in {} batches, busy {:.3} (setup {:.3})",
+                d.paths, d.batches, d.busy_seconds, d.setup_seconds
+            ),
+        );
     }
     t
 }

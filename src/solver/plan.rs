@@ -60,8 +60,8 @@ pub struct Plan {
     pub done: Option<Arc<Vec<Endpoint>>>,
     /// Stop after the first pass: no recovery rounds (a shard; the merge runs them).
     pub first_pass_only: bool,
-    /// Paths handed out while the run goes on (an MPI worker): the first pass tracks each
-    /// batch the feed gives until it gives none.
+    /// Paths handed out while the run goes on (an MPI worker, a device of `solve --devices`):
+    /// the first pass tracks each batch the feed gives until it gives none.
     pub feed: Option<Feed>,
 }
 
@@ -98,10 +98,11 @@ impl Plan {
 
     /// The paths the first pass tracks, of a start system of `paths` paths, given the
     /// paths `only` asked for (`--paths`, sorted): `None` when the plan changes nothing
-    /// (all, or `only`). An error when a done path is not a path of the start system (the
-    /// file came from another start system).
+    /// (all, or `only`), or when a feed hands the paths out (whoever feeds it chose them; no
+    /// list of every path is made). An error when a done path is not a path of the start
+    /// system (the file came from another start system).
     pub fn first_pass(&self, paths: u128, only: Option<&[u64]>) -> Result<Option<Vec<u64>>> {
-        if self.is_whole() {
+        if self.is_whole() || (self.feed.is_some() && self.done().is_empty()) {
             return Ok(None);
         }
         let done = self.done();
@@ -168,6 +169,23 @@ mod tests {
         assert_eq!(plan.first_pass(7, Some(&[1, 2])).unwrap(), Some(vec![2]));
         assert!(plan.first_pass(5, None).is_err(), "path 5 of 5 paths");
         assert_eq!(Plan::default().first_pass(7, None).unwrap(), None);
+    }
+
+    /// A fed plan lists no paths: the feed hands them out.
+    #[test]
+    fn a_fed_plan_lists_no_paths() {
+        struct Nothing;
+        impl PathFeed for Nothing {
+            fn next(&self, _: u128) -> Result<Option<Vec<u64>>> {
+                Ok(None)
+            }
+        }
+        let plan = Plan {
+            feed: Some(Feed(Arc::new(Nothing))),
+            first_pass_only: true,
+            ..Default::default()
+        };
+        assert_eq!(plan.first_pass(1 << 40, None).unwrap(), None);
     }
 
     #[test]
