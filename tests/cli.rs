@@ -228,19 +228,82 @@ fn plain_progress_lines_on_a_non_terminal() {
     assert!(lines.len() >= 2, "{err}");
     assert!(lines.iter().any(|l| l.contains("first pass")), "{err}");
     for l in &lines {
-        if let Some(counts) = l
-            .split_whitespace()
-            .find(|w| w.contains('/') && !w.ends_with("/s,"))
-        {
-            let (a, b) = counts.split_once('/').unwrap();
-            let num = |s: &str| s.trim_end_matches(',').replace(',', "").parse::<u64>();
-            if let (Ok(a), Ok(b)) = (num(a), num(b)) {
-                assert!(a <= b, "{l}");
-            }
+        for (done, total) in progress_counts(l) {
+            assert!(done <= total, "{l}");
         }
     }
     assert!(!run("0.01", true).contains("pathtrack: ["));
     assert!(!run("1000", false).contains("pathtrack: ["));
+}
+
+/// The `done/total` pairs of a progress line (`3/5,040 paths`, `1/1 re-tracked`).
+fn progress_counts(line: &str) -> Vec<(u64, u64)> {
+    let num = |s: &str| {
+        s.trim_end_matches([',', ':'])
+            .replace(',', "")
+            .parse::<u64>()
+    };
+    line.split_whitespace()
+        .filter_map(|w| w.split_once('/'))
+        .filter_map(|(a, b)| Some((num(a).ok()?, num(b).ok()?)))
+        .collect()
+}
+
+/// A run with a recovery round (eco-8's paths 18 and 264 fail in the first pass and are
+/// tracked again): the progress names the first pass and the round, each finished phase
+/// leaves its line, no count passes its total, and nothing of it reaches stdout (one JSON
+/// object) or the `-o` file (JSON lines only).
+#[test]
+fn progress_through_a_recovery_round_counts_each_path_once() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sols = dir.join("eco8.jsonl");
+    let out = bin()
+        .env("PATHTRACK_PROGRESS_EVERY", "0.001")
+        .args([
+            "systems/eco8.yaml",
+            "--start",
+            "total-degree",
+            "--backend",
+            "cpu",
+            "--paths",
+            "18,264",
+            "--json",
+            "-o",
+        ])
+        .arg(&sols)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    let rounds = v["phases"]["recovery_rounds"].as_array().unwrap();
+    assert!(
+        !rounds.is_empty() && v["retracked"].as_u64() > Some(0),
+        "{v}"
+    );
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("pathtrack: "))
+        .collect();
+    let first = "pathtrack: first pass: 2/2 paths in ";
+    assert!(lines.iter().any(|l| l.starts_with(first)), "{err}");
+    let round = format!(
+        "pathtrack: recovery round {}: {n}/{n} paths re-tracked in ",
+        rounds.len(),
+        n = rounds.last().unwrap()["paths"]
+    );
+    assert!(lines.iter().any(|l| l.starts_with(&round)), "{err}");
+    for l in &lines {
+        for (done, total) in progress_counts(l) {
+            assert!(done <= total, "{l}");
+        }
+    }
+    for line in std::fs::read_to_string(&sols).unwrap().lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("a JSON line");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A bilinear system (dense in {x1 x2} × {y1 y2}): total degree 16, m-hom Bézout and mixed
