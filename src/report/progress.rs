@@ -7,7 +7,8 @@
 //! reported again, still counts once). No count ever passes its total.
 //!
 //! The rate is measured over a sliding window ([`RateWindow`]): the paths finished in the
-//! last [`RATE_WINDOW`] over the time since, from the phase's first endpoint on. The
+//! last half of the phase's tracking so far (at most [`RATE_WINDOW`]) over that time, from
+//! the phase's first endpoint on. The
 //! start-up before that endpoint (mixed cells, kernel compilation, the first batch on a
 //! GPU) is not in it, a batch that arrives at once counts as one step of the window, and a
 //! phase that stalls (a few hard paths left) shows its rate falling instead of an old one.
@@ -36,7 +37,7 @@ pub enum Phase {
     Recovery { round: u8, paths: u64 },
 }
 
-/// Span of the sliding window of the rate.
+/// Largest span of the sliding window of the rate.
 pub const RATE_WINDOW: Duration = Duration::from_secs(20);
 /// Endpoints within this of a window's sample join it (a batch arriving at once is one
 /// step).
@@ -56,26 +57,38 @@ fn plain_every() -> Duration {
         .map_or(PLAIN_EVERY, Duration::from_secs_f64)
 }
 
-/// Paths per second over the last [`RATE_WINDOW`]. With samples `(t_i, done_i)`, the
-/// reference sample `r` (the latest one at least [`RATE_WINDOW`] old, else the first), the
-/// last sample `l` and `g` the longest gap between two samples from `r` on:
-/// `rate(now) = (done_l − done_r) / (max(t_l, now − g) − t_r)`.
+/// Paths per second over a sliding window of width `w = clamp((now − t_0)/2,`
+/// [`MIN_RATE_SECONDS`]`,` [`RATE_WINDOW`]`)`, `t_0` the first sample: half the phase's
+/// tracking so far, so that a slow start (a pipeline filling up) is forgotten as the phase
+/// goes on. With samples `(t_i, done_i)`, the reference sample `r` (the latest one at least
+/// `w` old, else the first), the last sample `l` and `g` the longest gap between two
+/// samples from `r` on: `rate(now) = (done_l − done_r) / (max(t_l, now − g) − t_r)`.
 ///
-/// A sample holds the count at the end of its [`SAMPLE_EVERY`] bucket, so the paths of the
-/// first bucket (a first batch) are not divided by the short time they took. Between two
+/// A sample is the last endpoint of its [`SAMPLE_EVERY`] bucket (time and count), so the
+/// paths of the first bucket (a first batch) are not divided by the short time they took. Between two
 /// batches the rate holds (a wait no longer than one seen before is the usual pace); a
 /// wait longer than every earlier gap counts, so the rate falls while nothing finishes.
 #[derive(Debug, Default)]
 pub struct RateWindow {
     samples: VecDeque<(Instant, u64)>,
+    /// The time of the first sample (`t_0`).
+    first: Option<Instant>,
+    /// When the last sample's bucket opened.
+    opened: Option<Instant>,
 }
 
 impl RateWindow {
     /// `done` paths at `now` (times in order).
     pub fn record(&mut self, now: Instant, done: u64) {
-        match self.samples.back_mut() {
-            Some(last) if now.saturating_duration_since(last.0) < SAMPLE_EVERY => last.1 = done,
-            _ => self.samples.push_back((now, done)),
+        self.first.get_or_insert(now);
+        match (self.samples.back_mut(), self.opened) {
+            (Some(last), Some(o)) if now.saturating_duration_since(o) < SAMPLE_EVERY => {
+                *last = (now, done)
+            }
+            _ => {
+                self.samples.push_back((now, done));
+                self.opened = Some(now);
+            }
         }
         // Only the latest sample at least a window old can still be a reference.
         while self.samples.len() > 2 && self.samples[1].0 + RATE_WINDOW <= now {
@@ -86,10 +99,12 @@ impl RateWindow {
     /// The rate at `now` (see the type's doc), once the window spans [`MIN_RATE_SECONDS`].
     pub fn rate(&self, now: Instant) -> Option<f64> {
         let &(last_t, last) = self.samples.back()?;
+        let tracked = now.saturating_duration_since(self.first?);
+        let w = (tracked / 2).clamp(Duration::from_secs_f64(MIN_RATE_SECONDS), RATE_WINDOW);
         let r = self
             .samples
             .iter()
-            .rposition(|(t, _)| *t + RATE_WINDOW <= now)
+            .rposition(|(t, _)| *t + w <= now)
             .unwrap_or(0);
         let (t, done) = self.samples[r];
         let gap = self
@@ -622,6 +637,27 @@ mod tests {
             "{line}"
         );
         assert!(line.ends_with("/s"), "{line}");
+    }
+
+    /// A slow start is forgotten: 10 paths/s for 10 s (a pipeline filling up), then 200
+    /// paths/s. After 10 s at the fast pace the window (half the tracking) holds only it;
+    /// a window over the whole phase would give about 105 paths/s.
+    #[test]
+    fn the_window_forgets_a_slow_start() {
+        let t0 = Instant::now();
+        let mut c = PathCounter::default();
+        c.set_phase(Phase::FirstPass { paths: 100_000 }, t0);
+        let mut p = 0;
+        for k in 0..100u64 {
+            c.endpoint(p, 0, at(t0, k * 100));
+            p += 1;
+        }
+        for k in 0..2000u64 {
+            c.endpoint(p, 0, at(t0, 10_000 + k * 5));
+            p += 1;
+        }
+        let r = c.rate(at(t0, 20_000)).unwrap();
+        assert!((r - 200.0).abs() < 10.0, "rate {r}");
     }
 
     /// Endpoints in batches (a GPU: 10,000 paths every 5 s, each batch within a few ms):
