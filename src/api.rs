@@ -20,10 +20,12 @@
 
 use crate::backend::{cpu::CpuBackend, cuda::CudaBackend, AutoBackend, Backend};
 use crate::error::{Error, Result};
+use crate::params::Family;
 use crate::post::{Endpoint, Status};
 use crate::report::{Solution, Summary};
 pub use crate::solver::{Observer, SolveOptions, StartKind};
 use crate::system::System;
+use num_complex::Complex64 as C64;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -130,20 +132,127 @@ impl Solver {
     /// As [`Solver::solve`], reporting each endpoint and phase to `obs` as well.
     pub fn solve_observed(&self, system: &System, obs: &mut dyn Observer) -> Result<SolveResult> {
         let mut backend = self.make_backend()?;
+        solve_on(
+            system,
+            &self.backend_options(),
+            backend.as_mut(),
+            obs,
+            self.keep_endpoints,
+            self.cancel.clone(),
+        )
+    }
+
+    /// Solves the member of `family` at the parameter values `p` (in the order of
+    /// `family.parameters`), as `pathtrack solve --params` does.
+    ///
+    /// ```
+    /// use num_complex::Complex64 as C64;
+    /// use pathtrack::{params::Family, BackendChoice, Solver};
+    ///
+    /// // x² − a = 0, y − b·x = 0: two solutions (±√a, ±b√a).
+    /// let text = "variables: [x, y]\nparameters: [a, b]\nequations: [x^2 - a, y - b*x]";
+    /// let family = Family::parse(text, "<string>")?.expect("a family");
+    /// let p = [C64::new(4.0, 0.0), C64::new(3.0, 0.0)];
+    /// let r = Solver::new().backend(BackendChoice::Cpu).solve_member(&family, &p)?;
+    /// assert_eq!(r.nonsingular().count(), 2);
+    /// for s in r.solutions() {
+    ///     assert!((s.coordinates[0].norm() - 2.0).abs() < 1e-12);
+    ///     assert!((s.coordinates[1] - 3.0 * s.coordinates[0]).norm() < 1e-12);
+    /// }
+    /// # Ok::<(), pathtrack::Error>(())
+    /// ```
+    pub fn solve_member(&self, family: &Family, p: &[C64]) -> Result<SolveResult> {
+        check_parameters(family, p, "parameters")?;
+        let member = family
+            .at(p)
+            .map_err(|m| Error::Usage(format!("parameters: {m}")))?;
+        self.solve(&member)
+    }
+
+    /// Tracks `starts`, solutions of the member of `family` at `p0`, to the member at `p1`
+    /// along the parameter homotopy (`crate::params::track_to`, with γ the first draw of
+    /// the seed's generator), as `pathtrack solve --from S --params P1` does. Path `i`
+    /// starts at `starts[i]`.
+    pub fn track_parameters(
+        &self,
+        family: &Family,
+        starts: &[Vec<C64>],
+        p0: &[C64],
+        p1: &[C64],
+    ) -> Result<SolveResult> {
+        check_parameters(family, p0, "start parameters")?;
+        check_parameters(family, p1, "target parameters")?;
+        if starts.is_empty() {
+            return Err(Error::Usage("no start solutions to track".into()));
+        }
+        if let Some((i, x)) = starts
+            .iter()
+            .enumerate()
+            .find(|(_, x)| x.len() != family.n())
+        {
+            return Err(Error::Usage(format!(
+                "start solution {i} has {} coordinates; the family has {} variables",
+                x.len(),
+                family.n()
+            )));
+        }
+        let gamma = crate::params::random_gamma(&mut crate::solver::rng_for(self.options.seed));
+        let mut backend = self.make_backend()?;
+        let mut collect = Collect {
+            inner: &mut |_: &Endpoint| Ok(()),
+            keep: self.keep_endpoints,
+            cancel: self.cancel.clone(),
+            last: BTreeMap::new(),
+        };
+        let summary = crate::params::track_to(
+            family,
+            starts,
+            p0,
+            p1,
+            gamma,
+            &self.backend_options(),
+            backend.as_mut(),
+            &mut collect,
+        )?;
+        Ok(SolveResult {
+            summary,
+            endpoints: collect.last.into_values().collect(),
+            variables: family.variables.clone(),
+        })
+    }
+
+    /// The witness sets of `system` (any number of equations) of the dimensions from
+    /// `lowest` up to `top` (default: variables − 1), as `pathtrack witness` computes
+    /// them (docs/witness.md), with a report of each dimension. The cancellation flag is
+    /// not looked at.
+    pub fn witness_sets(
+        &self,
+        system: &System,
+        lowest: usize,
+        top: Option<usize>,
+    ) -> Result<(
+        Vec<crate::witness::WitnessSet>,
+        Vec<crate::witness::sets::DimensionReport>,
+    )> {
+        let opts = crate::witness::sets::WitnessOptions {
+            seed: self.options.seed,
+            top,
+            lowest,
+            solve: self.backend_options(),
+        };
+        let mut backend = self.make_backend()?;
+        crate::witness::sets::witness_sets(system, &opts, backend.as_mut(), &mut |_| {})
+    }
+
+    /// The options with the batch of the backend asked for (a GPU's, with `Cuda`).
+    fn backend_options(&self) -> SolveOptions {
         let mut options = self.options.clone();
         if self.backend == BackendChoice::Cuda
             && options.tracker.batch == crate::track::TrackerOptions::default().batch
         {
             options.tracker.batch = crate::backend::GPU_BATCH;
         }
-        solve_on(
-            system,
-            &options,
-            backend.as_mut(),
-            obs,
-            self.keep_endpoints,
-            self.cancel.clone(),
-        )
+        options
     }
 
     fn make_backend(&self) -> Result<Box<dyn Backend>> {
@@ -161,6 +270,19 @@ impl Solver {
             ))),
         }
     }
+}
+
+/// An error unless `p` holds one value per parameter of `family` (`what` names them).
+fn check_parameters(family: &Family, p: &[C64], what: &str) -> Result<()> {
+    if p.len() != family.m() {
+        return Err(Error::Usage(format!(
+            "{what}: {} values given; the family has {} parameters ({})",
+            p.len(),
+            family.m(),
+            family.parameters.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// Solves `system` with `options` (backend chosen automatically); see [`Solver`] for more

@@ -228,19 +228,155 @@ fn plain_progress_lines_on_a_non_terminal() {
     assert!(lines.len() >= 2, "{err}");
     assert!(lines.iter().any(|l| l.contains("first pass")), "{err}");
     for l in &lines {
-        if let Some(counts) = l
-            .split_whitespace()
-            .find(|w| w.contains('/') && !w.ends_with("/s,"))
-        {
-            let (a, b) = counts.split_once('/').unwrap();
-            let num = |s: &str| s.trim_end_matches(',').replace(',', "").parse::<u64>();
-            if let (Ok(a), Ok(b)) = (num(a), num(b)) {
-                assert!(a <= b, "{l}");
-            }
+        for (done, total) in progress_counts(l) {
+            assert!(done <= total, "{l}");
         }
     }
     assert!(!run("0.01", true).contains("pathtrack: ["));
     assert!(!run("1000", false).contains("pathtrack: ["));
+}
+
+/// The `done/total` pairs of a progress line (`3/5,040 paths`, `1/1 re-tracked`).
+fn progress_counts(line: &str) -> Vec<(u64, u64)> {
+    let num = |s: &str| {
+        s.trim_end_matches([',', ':'])
+            .replace(',', "")
+            .parse::<u64>()
+    };
+    line.split_whitespace()
+        .filter_map(|w| w.split_once('/'))
+        .filter_map(|(a, b)| Some((num(a).ok()?, num(b).ok()?)))
+        .collect()
+}
+
+/// A run with a recovery round (eco-8's paths 18 and 264 fail in the first pass and are
+/// tracked again): the progress names the first pass and the round, each finished phase
+/// leaves its line, no count passes its total, and nothing of it reaches stdout (one JSON
+/// object) or the `-o` file (JSON lines only).
+#[test]
+fn progress_through_a_recovery_round_counts_each_path_once() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sols = dir.join("eco8.jsonl");
+    let out = bin()
+        .env("PATHTRACK_PROGRESS_EVERY", "0.001")
+        .args([
+            "systems/eco8.yaml",
+            "--start",
+            "total-degree",
+            "--backend",
+            "cpu",
+            "--paths",
+            "18,264",
+            "--json",
+            "-o",
+        ])
+        .arg(&sols)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is one JSON object");
+    let rounds = v["phases"]["recovery_rounds"].as_array().unwrap();
+    assert!(
+        !rounds.is_empty() && v["retracked"].as_u64() > Some(0),
+        "{v}"
+    );
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("pathtrack: "))
+        .collect();
+    let first = "pathtrack: first pass: 2/2 paths in ";
+    assert!(lines.iter().any(|l| l.starts_with(first)), "{err}");
+    let round = format!(
+        "pathtrack: recovery round {}: {n}/{n} paths re-tracked in ",
+        rounds.len(),
+        n = rounds.last().unwrap()["paths"]
+    );
+    assert!(lines.iter().any(|l| l.starts_with(&round)), "{err}");
+    for l in &lines {
+        for (done, total) in progress_counts(l) {
+            assert!(done <= total, "{l}");
+        }
+    }
+    for line in std::fs::read_to_string(&sols).unwrap().lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("a JSON line");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The real solutions split into nonsingular and singular, in the JSON summary and the
+/// table. The system is x = u + v, y = u − 2v (real) substituted into
+/// `(x − 1)² (x + 2) (x² + 1) = 0`, `(y² − 4)(y² + 9) = 0`: x ∈ {1 (double), −2, ±i},
+/// y ∈ {±2, ±3i}, so 16 solutions: x = 1 gives 4 singular ones (2 real: y = ±2), x = −2
+/// gives 4 nonsingular ones (2 real), x = ±i 8 nonsingular complex ones.
+#[test]
+fn real_solutions_are_split_into_nonsingular_and_singular() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-real-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("real_split.yaml");
+    std::fs::write(
+        &f,
+        "variables: [u, v]\nequations:\n\
+         \x20 - \"((u + v) - 1)^2 * ((u + v) + 2) * ((u + v)^2 + 1)\"\n\
+         \x20 - \"((u - 2*v)^2 - 4) * ((u - 2*v)^2 + 9)\"\n",
+    )
+    .unwrap();
+    let sols = dir.join("sols.jsonl");
+    let (v, _) = json_of(&[
+        f.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--json",
+        "-q",
+        "--solutions",
+        sols.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (v["nonsingular"].as_u64(), v["singular"].as_u64()),
+        (Some(12), Some(4)),
+        "{v}"
+    );
+    assert_eq!(v["real_nonsingular"], 2, "{v}");
+    assert_eq!(v["real_singular"], 2, "{v}");
+    assert_eq!(v["real"], 4, "{v}");
+    // The real singular solutions are the double root x = u + v = 1 at y = u − 2v = ±2.
+    let text = std::fs::read_to_string(&sols).unwrap();
+    let mut real_singular_y = Vec::new();
+    for line in text.lines() {
+        let s: serde_json::Value = serde_json::from_str(line).unwrap();
+        if s["status"] == "singular" && s["real"] == true {
+            let c = |i: usize| s["coordinates"][i][0].as_f64().unwrap();
+            assert!((c(0) + c(1) - 1.0).abs() < 1e-6, "{s}");
+            real_singular_y.push(c(0) - 2.0 * c(1));
+        }
+    }
+    real_singular_y.sort_by(f64::total_cmp);
+    assert_eq!(real_singular_y.len(), 2);
+    assert!((real_singular_y[0] + 2.0).abs() < 1e-6 && (real_singular_y[1] - 2.0).abs() < 1e-6);
+    let out = bin()
+        .args([f.to_str().unwrap(), "--backend", "cpu", "-q"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = |k: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().starts_with(k))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+    };
+    assert_eq!(
+        row("nonsingular").as_deref(),
+        Some("nonsingular 12 (2 real)"),
+        "{table}"
+    );
+    assert_eq!(
+        row("singular").as_deref(),
+        Some("singular 4 (2 real)"),
+        "{table}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A bilinear system (dense in {x1 x2} × {y1 y2}): total degree 16, m-hom Bézout and mixed

@@ -251,6 +251,8 @@ fn add_up(total: &mut Summary, s: &Summary) {
     total.singular += s.singular;
     total.at_infinity += s.at_infinity;
     total.real += s.real;
+    total.real_nonsingular += s.real_nonsingular;
+    total.real_singular += s.real_singular;
     total.failed += s.failed;
     for (k, v) in &s.failed_reasons {
         *total.failed_reasons.entry(k.clone()).or_default() += v;

@@ -60,7 +60,12 @@ pub struct Summary {
     /// `(C*)^n`, [`Status::OutsideTorus`]); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outside_torus: Option<u64>,
+    /// Distinct real solutions (`real_nonsingular + real_singular`).
     pub real: u64,
+    /// Of `nonsingular`, the real ones.
+    pub real_nonsingular: u64,
+    /// Of `singular`, the real ones.
+    pub real_singular: u64,
     pub failed: u64,
     /// The failed paths by the kind of their reason (numbers as `#`); absent when none
     /// failed.
@@ -95,6 +100,23 @@ pub struct Summary {
     /// The distinct finite solutions (not part of the JSON summary; `--solutions` writes them).
     #[serde(skip)]
     pub solutions: Vec<Solution>,
+}
+
+impl Summary {
+    /// Takes the distinct solution `s` out of the counts (`finite`, `nonsingular` or
+    /// `singular`, and the real ones among them); the caller removes it from `solutions`.
+    pub fn uncount(&mut self, s: &Solution) {
+        self.finite -= 1;
+        let real = u64::from(s.real);
+        self.real -= real;
+        if s.status == Status::Nonsingular {
+            self.nonsingular -= 1;
+            self.real_nonsingular -= real;
+        } else {
+            self.singular -= 1;
+            self.real_singular -= real;
+        }
+    }
 }
 
 /// Wall seconds of the parts of a solve (see [`Summary::phases`]).
@@ -383,6 +405,8 @@ pub struct Counts {
     pub nonsingular: u64,
     pub singular: u64,
     pub real: u64,
+    pub real_nonsingular: u64,
+    pub real_singular: u64,
     pub at_infinity: u64,
     pub outside_torus: u64,
     pub failed: u64,
@@ -699,11 +723,14 @@ impl Tally {
         let sols = self.distinct();
         let count = |st: Status| self.records.iter().filter(|r| r.status == st).count() as u64;
         let distinct = |st: Status| sols.iter().filter(|s| s.status == st).count() as u64;
+        let real = |st: Status| sols.iter().filter(|s| s.status == st && s.real).count() as u64;
         Counts {
             paths: self.records.len() as u64,
             nonsingular: distinct(Status::Nonsingular),
             singular: distinct(Status::Singular),
             real: sols.iter().filter(|s| s.real).count() as u64,
+            real_nonsingular: real(Status::Nonsingular),
+            real_singular: real(Status::Singular),
             at_infinity: count(Status::AtInfinity),
             outside_torus: count(Status::OutsideTorus),
             failed: count(Status::Failed),
@@ -733,9 +760,16 @@ pub fn summary_table(s: &Summary) -> String {
     }
     row(&mut t, "paths tracked", s.paths.to_string());
     row(&mut t, "finite solutions", s.finite.to_string());
-    row(&mut t, "  nonsingular", s.nonsingular.to_string());
-    row(&mut t, "  singular", s.singular.to_string());
-    row(&mut t, "  real", s.real.to_string());
+    row(
+        &mut t,
+        "  nonsingular",
+        format!("{} ({} real)", s.nonsingular, s.real_nonsingular),
+    );
+    row(
+        &mut t,
+        "  singular",
+        format!("{} ({} real)", s.singular, s.real_singular),
+    );
     row(&mut t, "at infinity (paths)", s.at_infinity.to_string());
     if let Some(k) = s.outside_torus {
         row(&mut t, "outside (C*)^n (paths)", k.to_string());
@@ -885,6 +919,33 @@ mod tests {
         let mut paths: Vec<Vec<u64>> = tally.solutions().into_iter().map(|s| s.paths).collect();
         paths.sort();
         assert_eq!(paths, vec![vec![0], vec![1], vec![2]]);
+    }
+
+    /// The real solutions are split by status: a real and a complex nonsingular solution,
+    /// a real singular solution reached by two paths, a complex singular one; realness is
+    /// the imaginary parts' size relative to the point's (1e-8), so 1e-12 is real.
+    #[test]
+    fn real_solutions_are_split_by_status() {
+        let at = |path: u64, status: Status, x: [(f64, f64); 2]| Endpoint {
+            coordinates: Some(x.iter().map(|&(re, im)| C64::new(re, im)).collect()),
+            residual: 1e-15,
+            condition: if status == Status::Singular {
+                1e14
+            } else {
+                10.0
+            },
+            ..Endpoint::new(path, status)
+        };
+        let mut tally = Tally::default();
+        tally.add(&at(0, Status::Nonsingular, [(1.0, 0.0), (-2.0, 1e-12)]));
+        tally.add(&at(1, Status::Nonsingular, [(1.0, 0.5), (-2.0, 0.0)]));
+        tally.add(&at(2, Status::Singular, [(3.0, 0.0), (4.0, 0.0)]));
+        tally.add(&at(3, Status::Singular, [(3.0 + 1e-9, 0.0), (4.0, 0.0)]));
+        tally.add(&at(4, Status::Singular, [(3.0, 2.0), (4.0, 0.0)]));
+        let c = tally.counts();
+        assert_eq!((c.nonsingular, c.real_nonsingular), (2, 1));
+        assert_eq!((c.singular, c.real_singular), (2, 1));
+        assert_eq!(c.real, c.real_nonsingular + c.real_singular);
     }
 
     /// Failed paths are counted by the kind of their reason (numbers as `#`), and a path

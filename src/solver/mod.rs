@@ -676,6 +676,8 @@ pub fn solve(
         at_infinity: c.at_infinity,
         outside_torus: opts.torus.then_some(c.outside_torus),
         real: c.real,
+        real_nonsingular: c.real_nonsingular,
+        real_singular: c.real_singular,
         failed: c.failed,
         failed_reasons,
         duplicate_paths: c.duplicate_paths,

@@ -154,14 +154,7 @@ impl Overdetermined {
             .into_iter()
             .partition(|s| self.solves_original(&s.coordinates));
         for s in &excess {
-            summary.finite -= 1;
-            match s.status {
-                crate::post::Status::Nonsingular => summary.nonsingular -= 1,
-                _ => summary.singular -= 1,
-            }
-            if s.real {
-                summary.real -= 1;
-            }
+            summary.uncount(s);
         }
         summary.solutions = kept;
         summary.system = self.original.name.clone();

@@ -46,11 +46,7 @@ pub fn remove_positive_dimensional(
         }
         if on {
             removed += 1;
-            summary.finite -= 1;
-            summary.singular -= 1;
-            if s.real {
-                summary.real -= 1;
-            }
+            summary.uncount(&s);
         } else {
             kept.push(s);
         }

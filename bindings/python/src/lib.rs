@@ -7,6 +7,7 @@
 use num_complex::Complex64;
 use pathtrack::api::{BackendChoice, Solver, StartKind, INTERRUPTED};
 use pathtrack::linalg::rref::{echelonize, EchelonOptions, Matrix, Tolerance, Zp64, C64, F64};
+use pathtrack::params::Family;
 use pathtrack::post::Status;
 use pathtrack::System;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -171,13 +172,7 @@ fn solve(
     keep_paths: bool,
 ) -> PyResult<NativeResult> {
     let system = load(source, kind, origin)?;
-    let mut solver = Solver::new()
-        .start(start_kind(start)?)
-        .backend(backend_choice(backend)?)
-        .seed(seed)
-        .threads(threads)
-        .keep_endpoints(keep_paths);
-    solver.device = device;
+    let mut solver = configured(start, backend, seed, threads, device, keep_paths)?;
     solver.options.torus = torus;
     if let Some(p) = partition {
         solver.options.partition =
@@ -188,14 +183,184 @@ fn solve(
         p.dedup();
         p
     });
+    run_solver(py, solver, move |s| s.solve(&system))
+}
+
+/// A [`Solver`] with the settings every solving entry point takes.
+fn configured(
+    start: &str,
+    backend: &str,
+    seed: u64,
+    threads: usize,
+    device: usize,
+    keep_paths: bool,
+) -> PyResult<Solver> {
+    let mut solver = Solver::new()
+        .start(start_kind(start)?)
+        .backend(backend_choice(backend)?)
+        .seed(seed)
+        .threads(threads)
+        .keep_endpoints(keep_paths);
+    solver.device = device;
+    Ok(solver)
+}
+
+/// Runs `work` with `solver` (a cancellation flag added) through [`interruptible`]; an
+/// interrupted solve raises `KeyboardInterrupt`.
+fn run_solver(
+    py: Python<'_>,
+    solver: Solver,
+    work: impl FnOnce(&Solver) -> pathtrack::Result<pathtrack::SolveResult> + Send + 'static,
+) -> PyResult<NativeResult> {
     let cancel = Arc::new(AtomicBool::new(false));
     let solver = solver.cancel_flag(cancel.clone());
-    let result = interruptible(py, cancel, move || solver.solve(&system))?;
-    match result {
+    match interruptible(py, cancel, move || work(&solver))? {
         Ok(r) => Ok(NativeResult { inner: r }),
         Err(pathtrack::Error::Usage(m)) if m == INTERRUPTED => Err(PyKeyboardInterrupt::new_err(m)),
         Err(e) => Err(py_err(e)),
     }
+}
+
+/// The system with parameters in `source` (a path or YAML text, as for [`load`]); a
+/// `ValueError` when it has no `parameters:` list.
+fn load_family(source: &str, kind: &str, origin: &str) -> PyResult<Family> {
+    let (text, origin) = match kind {
+        // A family name (`katsura6`) is a system without parameters.
+        "path" if !std::path::Path::new(source).exists() => {
+            load(source, kind, origin)?;
+            return Err(PyValueError::new_err(format!(
+                "{source}: the system has no parameters (no `parameters:` list)"
+            )));
+        }
+        "path" => (
+            std::fs::read_to_string(source)
+                .map_err(|e| PyValueError::new_err(format!("{source}: cannot read file: {e}")))?,
+            source,
+        ),
+        "text" => (source.to_string(), origin),
+        _ => return Err(PyValueError::new_err(format!("unknown source kind {kind}"))),
+    };
+    match Family::parse(&text, origin).map_err(|e| py_err(e.into()))? {
+        Some(f) => Ok(f),
+        None => Err(PyValueError::new_err(format!(
+            "{origin}: the system has no parameters (no `parameters:` list)"
+        ))),
+    }
+}
+
+/// (variables, parameter names) of a system with parameters.
+#[pyfunction]
+fn family_names(source: &str, kind: &str, origin: &str) -> PyResult<(Vec<String>, Vec<String>)> {
+    let f = load_family(source, kind, origin)?;
+    Ok((f.variables.clone(), f.parameters.clone()))
+}
+
+fn complex(v: &[(f64, f64)]) -> Vec<Complex64> {
+    v.iter().map(|&(re, im)| Complex64::new(re, im)).collect()
+}
+
+/// Solves the member of a family at `params` (one (re, im) per parameter, in order).
+#[pyfunction]
+#[pyo3(signature = (source, kind, origin, params, *, start, backend, seed, threads, device, keep_paths))]
+#[allow(clippy::too_many_arguments)]
+fn solve_member(
+    py: Python<'_>,
+    source: &str,
+    kind: &str,
+    origin: &str,
+    params: Vec<(f64, f64)>,
+    start: &str,
+    backend: &str,
+    seed: u64,
+    threads: usize,
+    device: usize,
+    keep_paths: bool,
+) -> PyResult<NativeResult> {
+    let family = load_family(source, kind, origin)?;
+    let solver = configured(start, backend, seed, threads, device, keep_paths)?;
+    let p = complex(&params);
+    run_solver(py, solver, move |s| s.solve_member(&family, &p))
+}
+
+/// Tracks start solutions (rows of (re, im) pairs) of the member at `start_params` to the
+/// member at `target_params` by the parameter homotopy.
+#[pyfunction]
+#[pyo3(signature = (source, kind, origin, starts, start_params, target_params, *, backend, seed, threads, device, keep_paths))]
+#[allow(clippy::too_many_arguments)]
+fn track_parameters(
+    py: Python<'_>,
+    source: &str,
+    kind: &str,
+    origin: &str,
+    starts: Vec<Vec<(f64, f64)>>,
+    start_params: Vec<(f64, f64)>,
+    target_params: Vec<(f64, f64)>,
+    backend: &str,
+    seed: u64,
+    threads: usize,
+    device: usize,
+    keep_paths: bool,
+) -> PyResult<NativeResult> {
+    let family = load_family(source, kind, origin)?;
+    let solver = configured("auto", backend, seed, threads, device, keep_paths)?;
+    let starts: Vec<Vec<Complex64>> = starts.iter().map(|x| complex(x)).collect();
+    let (p0, p1) = (complex(&start_params), complex(&target_params));
+    run_solver(py, solver, move |s| {
+        s.track_parameters(&family, &starts, &p0, &p1)
+    })
+}
+
+/// One witness set: dimension, the points as packed complex128 rows, their number, and
+/// the paths that ended at each.
+type NativeWitnessSet = (usize, Vec<u8>, usize, Vec<usize>);
+
+/// The witness sets of a system (any number of equations) from dimension `lowest` up to
+/// `top`: the dimension reports as JSON text, the number of variables, and the sets.
+#[pyfunction]
+#[pyo3(signature = (source, kind, origin, *, lowest, top, start, backend, seed, threads, device))]
+#[allow(clippy::too_many_arguments)]
+fn witness_sets(
+    py: Python<'_>,
+    source: &str,
+    kind: &str,
+    origin: &str,
+    lowest: usize,
+    top: Option<usize>,
+    start: &str,
+    backend: &str,
+    seed: u64,
+    threads: usize,
+    device: usize,
+) -> PyResult<(String, usize, Vec<NativeWitnessSet>)> {
+    let system = match kind {
+        "path" => pathtrack::system::parse::load_named_rectangular(std::path::Path::new(source)),
+        "text" => pathtrack::system::parse::parse_str_rectangular(source, origin),
+        _ => return Err(PyValueError::new_err(format!("unknown source kind {kind}"))),
+    }
+    .map_err(|e| py_err(e.into()))?;
+    let n = system.n();
+    let solver = configured(start, backend, seed, threads, device, false)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (sets, reports) = interruptible(py, cancel, move || {
+        solver.witness_sets(&system, lowest, top)
+    })?
+    .map_err(py_err)?;
+    let reports =
+        serde_json::to_string(&reports).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let sets = sets
+        .into_iter()
+        .map(|w| {
+            let bytes = w
+                .points
+                .iter()
+                .flatten()
+                .flat_map(|z| [z.re.to_ne_bytes(), z.im.to_ne_bytes()])
+                .flatten()
+                .collect();
+            (w.dimension, bytes, w.points.len(), w.multiplicities)
+        })
+        .collect();
+    Ok((reports, n, sets))
 }
 
 /// A finished solve, read by `pathtrack.Result`.
@@ -420,6 +585,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(infer_variables, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(family_names, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_member, m)?)?;
+    m.add_function(wrap_pyfunction!(track_parameters, m)?)?;
+    m.add_function(wrap_pyfunction!(witness_sets, m)?)?;
     m.add_function(wrap_pyfunction!(count, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;

@@ -224,3 +224,100 @@ def test_mhom_partition():
     assert np.allclose(sorted(r.solutions()[:, 1].real), [-(0.5 ** 0.5), 0.5 ** 0.5])
     with pytest.raises(ValueError):
         pathtrack.solve(["x*y - 1", "x - 2*y"], start="mhom", partition="{x}{z}")
+
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+KATSURA3_PARAMS = os.path.join(ROOT, "systems", "families", "katsura3_params.yaml")
+KATSURA3_NAMES = ["c0", "b0", "c1", "b1", "c2", "b2", "c3"]
+KATSURA3_EQUATIONS = [
+    "u0 + 2*u1 + 2*u2 + 2*u3 - c0",
+    "u0^2 + 2*u1^2 + 2*u2^2 + 2*u3^2 - b0*u0 + c1",
+    "2*u0*u1 + 2*u1*u2 + 2*u2*u3 - b1*u1 + c2",
+    "2*u0*u2 + u1^2 + 2*u1*u3 - b2*u2 + c3",
+]
+
+
+def family_residual(x, params):
+    """max |f_k(x; p)| of katsura3_params, evaluated by Python itself."""
+    env = {v: complex(z) for v, z in zip(["u0", "u1", "u2", "u3"], x)}
+    env.update({n: complex(v) for n, v in zip(KATSURA3_NAMES, params)})
+    return max(abs(eval(e.replace("^", "**"), {}, env)) for e in KATSURA3_EQUATIONS)
+
+
+def test_a_parameter_homotopy_agrees_with_solving_the_target_directly():
+    # A generic complex member: 2^3 = 8 solutions.
+    p0 = {n: complex(0.3 + 0.1 * k, -0.7 + 0.2 * k) for k, n in enumerate(KATSURA3_NAMES)}
+    a = pathtrack.solve(KATSURA3_PARAMS, params=p0, seed=2, backend="cpu")
+    assert a.summary["nonsingular"] == 8
+    assert a.summary["parameter_names"] == KATSURA3_NAMES
+    assert a.summary["parameters"]["b1"] == [p0["b1"].real, p0["b1"].imag]
+    for x in a.solutions():
+        assert family_residual(x, [p0[n] for n in KATSURA3_NAMES]) < 1e-10
+    # To katsura3 itself (c0 = 1, b_m = 1, c_m+1 = 0), given as a list in order.
+    p1 = [1, 1, 0, 1, 0, 1, 0]
+    t = pathtrack.track_parameters(KATSURA3_PARAMS, a.nonsingular(), p0, p1, seed=3, backend="cpu")
+    assert t.summary["start"] == "parameter"
+    assert t.summary["paths"] == 8
+    assert t.nonsingular().shape == (8, 4)
+    assert t.summary["start_parameters"]["c0"] == [p0["c0"].real, p0["c0"].imag]
+    for x in t.solutions():
+        assert family_residual(x, p1) < 1e-10
+    # The same 8 points as a direct solve of that member, and as the katsura3 family
+    # member (its variables are u0..u3 too).
+    d = pathtrack.solve(KATSURA3_PARAMS, params=p1, seed=1, backend="cpu")
+    k = pathtrack.solve("katsura3", seed=1, backend="cpu")
+    assert k.variables == t.variables
+    for other in (d, k):
+        s = other.solutions()
+        assert s.shape == (8, 4)
+        dist = np.abs(t.solutions()[:, None, :] - s[None, :, :]).max(axis=2)
+        assert np.all(dist.min(axis=1) < 1e-8)
+        assert np.all(dist.min(axis=0) < 1e-8)
+    # Path i starts at row i: row 2 alone, with the same seed (the same gamma), ends where
+    # path 2 ended.
+    one = pathtrack.track_parameters(
+        KATSURA3_PARAMS, a.nonsingular()[2], p0, p1, seed=3, backend="cpu"
+    )
+    assert one.summary["paths"] == 1 and one.paths()[0]["path"] == 0
+    end = lambda rec: np.array([complex(re, im) for re, im in rec["coordinates"]])
+    assert np.abs(end(t.paths()[2]) - end(one.paths()[0])).max() < 1e-8
+
+
+def test_bad_parameters_raise_value_errors_naming_the_cause():
+    with pytest.raises(ValueError, match="missing: b0"):
+        pathtrack.solve(KATSURA3_PARAMS, params={n: 1 for n in KATSURA3_NAMES if n != "b0"})
+    with pytest.raises(ValueError, match="unknown: q"):
+        pathtrack.solve(KATSURA3_PARAMS, params=dict({n: 1 for n in KATSURA3_NAMES}, q=2))
+    with pytest.raises(ValueError, match="3 values given"):
+        pathtrack.solve(KATSURA3_PARAMS, params=[1, 2, 3])
+    with pytest.raises(ValueError, match="no parameters"):
+        pathtrack.solve("katsura5", params=[1])
+    with pytest.raises(ValueError, match="no parameters"):
+        pathtrack.solve(["x^2 - 1"], params=[1])
+    with pytest.raises(ValueError, match="3 coordinates"):
+        pathtrack.track_parameters(
+            KATSURA3_PARAMS, np.ones((2, 3)), [1] * 7, [2] * 7, backend="cpu"
+        )
+
+
+def test_witness_sets_by_dimension():
+    # x z = y z = 0: the plane z = 0 (dimension 2, degree 1) and the line x = y = 0
+    # (dimension 1, degree 1).
+    sets = pathtrack.witness_sets(["x*z", "y*z"], variables=["x", "y", "z"], backend="cpu")
+    assert [(w.dimension, w.degree) for w in sets] == [(2, 1), (1, 1)]
+    plane, line = sets
+    assert plane.points.shape == (1, 3) and plane.points.dtype == np.complex128
+    assert abs(plane.points[0, 2]) < 1e-10
+    assert np.abs(line.points[0, :2]).max() < 1e-10 and abs(line.points[0, 2]) > 1e-6
+    assert plane.report["degree"] == 1
+    # The twisted cubic from three quadrics: a curve of degree 3, nothing else.
+    eqs = ["y - x^2", "z - x*y", "x*z - y^2"]
+    cubic = pathtrack.witness_sets(eqs, variables=["x", "y", "z"], backend="cpu", seed=4)
+    assert [(w.dimension, w.degree) for w in cubic] == [(2, 0), (1, 3), (0, 0)]
+    assert cubic[0].points.shape == (0, 3)
+    pts = cubic[1].points
+    for x in pts:
+        assert residual(eqs, ["x", "y", "z"], x) < 1e-10
+    d = np.abs(pts[:, None, :] - pts[None, :, :]).max(axis=2)
+    assert np.all(d[~np.eye(3, dtype=bool)] > 1e-6)
+    assert cubic[1].multiplicities == [1, 1, 1]

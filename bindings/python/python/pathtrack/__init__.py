@@ -14,6 +14,11 @@ A system is given as
   expressions (an ``Eq(lhs, rhs)`` stands for ``lhs - rhs``), with ``variables`` given or
   inferred (strings: in order of first appearance; sympy: sorted by name).
 
+A system with parameters (a YAML file or text with a ``parameters:`` list) is solved at
+given values with ``solve(system, params=...)``; ``track_parameters`` carries the solutions
+of one member to another by the parameter homotopy. ``witness_sets`` gives the witness
+sets of a system with any number of equations, dimension by dimension.
+
 Bad input raises ``ValueError`` with the parser's message (file, line:column, equation).
 Solves release the GIL and run on a thread of their own; Ctrl-C stops a solve at the next
 path that ends and raises ``KeyboardInterrupt``.
@@ -29,7 +34,19 @@ import numpy as np
 
 from . import _native
 
-__all__ = ["solve", "count", "generate", "convert", "rref", "parse", "Result", "System"]
+__all__ = [
+    "solve",
+    "track_parameters",
+    "witness_sets",
+    "count",
+    "generate",
+    "convert",
+    "rref",
+    "parse",
+    "Result",
+    "WitnessSet",
+    "System",
+]
 
 System = Union[str, "os.PathLike[str]", Sequence[Any]]
 
@@ -170,6 +187,7 @@ def solve(
     paths: Optional[Iterable[int]] = None,
     device: int = 0,
     keep_paths: bool = True,
+    params: Optional[Params] = None,
 ) -> Result:
     """Solves a polynomial system; returns a :class:`Result`.
 
@@ -178,9 +196,30 @@ def solve(
     CPU threads (0: all cores). torus: polyhedral start for solutions in (C*)^n only.
     partition: the m-hom variable partition, e.g. "{x y}{z}". paths: track only these
     path indices. device: the GPU. keep_paths: keep every path's endpoint for
-    ``Result.paths()``.
+    ``Result.paths()``. params: for a system with parameters, the member to solve: a dict
+    {name: value} or the values in the order of the system's ``parameters`` (as
+    ``pathtrack solve --params``); ``Result.summary`` then carries ``parameter_names`` and
+    ``parameters``.
     """
     source, kind, origin = _source(system, variables)
+    if params is not None:
+        if torus or partition is not None or paths is not None:
+            raise ValueError("torus, partition and paths are not available with params")
+        names = _native.family_names(source, kind, origin)[1]
+        p = _parameter_values(params, names, "params")
+        native = _native.solve_member(
+            source,
+            kind,
+            origin,
+            p,
+            start=start,
+            backend=backend,
+            seed=int(seed),
+            threads=int(threads),
+            device=int(device),
+            keep_paths=bool(keep_paths),
+        )
+        return _with_parameters(Result(native), names, p)
     native = _native.solve(
         source,
         kind,
@@ -196,6 +235,153 @@ def solve(
         keep_paths=bool(keep_paths),
     )
     return Result(native)
+
+
+Params = Union[Dict[str, complex], Sequence[complex]]
+
+
+def _parameter_values(values: Params, names: List[str], what: str) -> List[Tuple[float, float]]:
+    """The values of ``names`` as (re, im) pairs, from a dict or a sequence in order."""
+    if isinstance(values, dict):
+        unknown = [k for k in values if k not in names]
+        missing = [n for n in names if n not in values]
+        if unknown or missing:
+            raise ValueError(
+                "%s: the parameters are %s; %s"
+                % (
+                    what,
+                    ", ".join(names),
+                    "; ".join(
+                        m
+                        for m in (
+                            "unknown: %s" % ", ".join(map(str, unknown)) if unknown else "",
+                            "missing: %s" % ", ".join(missing) if missing else "",
+                        )
+                        if m
+                    ),
+                )
+            )
+        values = [values[n] for n in names]
+    out = [complex(v) for v in values]
+    if len(out) != len(names):
+        raise ValueError(
+            "%s: %d values given; the parameters are %s" % (what, len(out), ", ".join(names))
+        )
+    return [(z.real, z.imag) for z in out]
+
+
+def _with_parameters(r: Result, names: List[str], p: List[Tuple[float, float]]) -> Result:
+    r.summary["parameter_names"] = list(names)
+    r.summary["parameters"] = {n: [re, im] for n, (re, im) in zip(names, p)}
+    return r
+
+
+def track_parameters(
+    system: System,
+    start_solutions: Any,
+    start_params: Params,
+    target_params: Params,
+    *,
+    backend: str = "auto",
+    seed: int = 1,
+    threads: int = 0,
+    device: int = 0,
+    keep_paths: bool = True,
+) -> Result:
+    """Tracks ``start_solutions`` (a complex array, one row per solution of the member at
+    ``start_params``) to the member at ``target_params`` by the parameter homotopy, as
+    ``pathtrack solve --from S --params P`` does; returns a :class:`Result` whose path i
+    starts at row i. The values are dicts {name: value} or sequences in the order of the
+    system's ``parameters``; the seed draws the homotopy's random gamma.
+    """
+    source, kind, origin = _source(system)
+    names = _native.family_names(source, kind, origin)[1]
+    starts = np.asarray(start_solutions, dtype=np.complex128)
+    if starts.ndim == 1:
+        starts = starts.reshape(1, -1)
+    if starts.ndim != 2:
+        raise ValueError("start_solutions: a 2-d array (one row per solution), not %d-d" % starts.ndim)
+    rows = [[(z.real, z.imag) for z in row] for row in starts.tolist()]
+    p0 = _parameter_values(start_params, names, "start_params")
+    p1 = _parameter_values(target_params, names, "target_params")
+    native = _native.track_parameters(
+        source,
+        kind,
+        origin,
+        rows,
+        p0,
+        p1,
+        backend=backend,
+        seed=int(seed),
+        threads=int(threads),
+        device=int(device),
+        keep_paths=bool(keep_paths),
+    )
+    r = _with_parameters(Result(native), names, p1)
+    r.summary["start_parameters"] = {n: [re, im] for n, (re, im) in zip(names, p0)}
+    return r
+
+
+class WitnessSet:
+    """The witness set of the dimension-``dimension`` part of a system's solution set:
+    ``points`` (a complex array, one row per witness point; their number is the degree),
+    ``multiplicities`` (paths that ended at each point) and ``report`` (paths tracked,
+    finite solutions, excess, points on higher dimensions, seconds).
+    """
+
+    def __init__(
+        self, dimension: int, points: np.ndarray, multiplicities: List[int], report: Dict[str, Any]
+    ) -> None:
+        self.dimension = dimension
+        self.points = points
+        self.multiplicities = multiplicities
+        self.report = report
+
+    @property
+    def degree(self) -> int:
+        """The number of witness points: the degree of the dimension-``dimension`` part."""
+        return int(self.points.shape[0])
+
+    def __repr__(self) -> str:
+        return "<pathtrack.WitnessSet dimension %d, degree %d>" % (self.dimension, self.degree)
+
+
+def witness_sets(
+    system: System,
+    *,
+    variables: Optional[Sequence[Any]] = None,
+    dimension: int = 0,
+    top_dimension: Optional[int] = None,
+    start: str = "auto",
+    backend: str = "auto",
+    seed: int = 1,
+    threads: int = 0,
+    device: int = 0,
+) -> List[WitnessSet]:
+    """The witness sets of ``system`` (any number of equations) from ``top_dimension``
+    (default: variables - 1) down to ``dimension``, as ``pathtrack witness`` computes them
+    (docs/witness.md): a list of :class:`WitnessSet`, highest dimension first, one per
+    dimension (a set of degree 0 where the solution set has no part of that dimension).
+    """
+    source, kind, origin = _source(system, variables)
+    reports, n, sets = _native.witness_sets(
+        source,
+        kind,
+        origin,
+        lowest=int(dimension),
+        top=None if top_dimension is None else int(top_dimension),
+        start=start,
+        backend=backend,
+        seed=int(seed),
+        threads=int(threads),
+        device=int(device),
+    )
+    by_dimension = {r["dimension"]: r for r in json.loads(reports)}
+    out = []
+    for d, data, rows, mult in sets:
+        pts = np.frombuffer(data, dtype=np.complex128).copy().reshape(rows, n)
+        out.append(WitnessSet(d, pts, list(mult), by_dimension.get(d, {})))
+    return out
 
 
 def count(

@@ -21,6 +21,47 @@ def solve(
     device: int,
     keep_paths: bool,
 ) -> NativeResult: ...
+def family_names(source: str, kind: str, origin: str) -> Tuple[List[str], List[str]]: ...
+def solve_member(
+    source: str,
+    kind: str,
+    origin: str,
+    params: List[Tuple[float, float]],
+    *,
+    start: str,
+    backend: str,
+    seed: int,
+    threads: int,
+    device: int,
+    keep_paths: bool,
+) -> NativeResult: ...
+def track_parameters(
+    source: str,
+    kind: str,
+    origin: str,
+    starts: List[List[Tuple[float, float]]],
+    start_params: List[Tuple[float, float]],
+    target_params: List[Tuple[float, float]],
+    *,
+    backend: str,
+    seed: int,
+    threads: int,
+    device: int,
+    keep_paths: bool,
+) -> NativeResult: ...
+def witness_sets(
+    source: str,
+    kind: str,
+    origin: str,
+    *,
+    lowest: int,
+    top: Optional[int],
+    start: str,
+    backend: str,
+    seed: int,
+    threads: int,
+    device: int,
+) -> Tuple[str, int, List[Tuple[int, bytes, int, List[int]]]]: ...
 def count(
     source: str, kind: str, origin: str, *, seed: int, threads: int, partition: Optional[str]
 ) -> str: ...
