@@ -60,6 +60,9 @@ pub struct Summary {
     /// `(C*)^n`, [`Status::OutsideTorus`]); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outside_torus: Option<u64>,
+    /// Paths that end on a positive-dimensional component ([`Status::PositiveDimensional`]),
+    /// not counted in `finite` or `singular`.
+    pub positive_dimensional: u64,
     pub real: u64,
     pub failed: u64,
     /// The failed paths by the kind of their reason (numbers as `#`); absent when none
@@ -368,6 +371,7 @@ pub struct Counts {
     pub real: u64,
     pub at_infinity: u64,
     pub outside_torus: u64,
+    pub positive_dimensional: u64,
     pub failed: u64,
     /// Nonsingular endpoints beyond the first of each distinct solution.
     pub duplicate_paths: u64,
@@ -418,11 +422,15 @@ impl Tally {
     /// The nonsingular endpoint recorded for `path`, rebuilt from its record (for
     /// [`Self::lost_by_retracking`]); `None` unless the path ends at a nonsingular solution.
     pub fn nonsingular_endpoint(&self, path: u64) -> Option<Endpoint> {
+        self.endpoint(path)
+            .filter(|e| e.status == Status::Nonsingular)
+    }
+
+    /// The finite endpoint recorded for `path`, rebuilt from its record (what it keeps:
+    /// no steps, reason or valuation); `None` unless the path ends at a finite solution.
+    pub fn endpoint(&self, path: u64) -> Option<Endpoint> {
         let r = &self.records[*self.index.get(&path)?];
-        let x = r
-            .coords
-            .as_ref()
-            .filter(|_| r.status == Status::Nonsingular)?;
+        let x = r.coords.as_ref().filter(|_| r.status.is_finite())?;
         let mut y: Vec<C64> = x.iter().copied().chain([C64::new(1.0, 0.0)]).collect();
         let s = y.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         y.iter_mut().for_each(|z| *z /= s);
@@ -689,6 +697,7 @@ impl Tally {
             real: sols.iter().filter(|s| s.real).count() as u64,
             at_infinity: count(Status::AtInfinity),
             outside_torus: count(Status::OutsideTorus),
+            positive_dimensional: count(Status::PositiveDimensional),
             failed: count(Status::Failed),
             duplicate_paths: sols
                 .iter()
@@ -722,6 +731,13 @@ pub fn summary_table(s: &Summary) -> String {
     row(&mut t, "at infinity (paths)", s.at_infinity.to_string());
     if let Some(k) = s.outside_torus {
         row(&mut t, "outside (C*)^n (paths)", k.to_string());
+    }
+    if s.positive_dimensional > 0 {
+        row(
+            &mut t,
+            "positive-dim. (paths)",
+            s.positive_dimensional.to_string(),
+        );
     }
     row(&mut t, "failed (paths)", s.failed.to_string());
     for (why, count) in &s.failed_reasons {
