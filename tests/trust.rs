@@ -2,6 +2,7 @@
 //! as such and isolated singular solutions keep their multiplicity (the local dimension
 //! test, `post::local_dimension`); coefficients a double cannot hold are reported.
 
+use num_traits::FromPrimitive;
 use pathtrack::backend::cpu::CpuBackend;
 use pathtrack::post::{Endpoint, Status};
 use pathtrack::report::Summary;
@@ -121,5 +122,102 @@ fn cbms1_origin_keeps_multiplicity_11() {
             .unwrap();
         assert_eq!(o.multiplicity(), 11);
         assert!(near(&o.coordinates, &[0.0; 3], 1e-6));
+    }
+}
+
+/// `∏_{k=1}^{20} (x − k)` expanded (Wilkinson): five of its integer coefficients are no
+/// doubles (`311333643161390640` is read as `311333643161390656`), which the parse reports,
+/// naming the equation and the coefficient; written as the product, the expansion's integer
+/// arithmetic rounds and is reported the same way.
+#[test]
+fn wilkinson_coefficients_that_a_double_cannot_hold_are_reported() {
+    use num_bigint::BigInt;
+    let mut c = vec![BigInt::from(1)]; // coefficients of ∏(x − k), constant term first
+    for k in 1..=20 {
+        let mut next = vec![BigInt::from(0); c.len() + 1];
+        for (i, a) in c.iter().enumerate() {
+            next[i + 1] += a;
+            next[i] -= a * k;
+        }
+        c = next;
+    }
+    let terms: Vec<String> = c
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, a)| format!("({a})*x^{i}"))
+        .collect();
+    let expanded = system(&format!(
+        "variables: [x]\nequations:\n  - \"{}\"\n",
+        terms.join(" + ")
+    ));
+    let w = pathtrack::system::parse::rounding::coefficient_warnings(&expanded);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("equation 1") && w[0].contains("311333643161390640"),
+        "{w:?}"
+    );
+    // Exactly the coefficients that are no doubles are counted: the first named, the
+    // others as "(k more roundings)".
+    let inexact = c
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| {
+            let t = expanded.equations[0]
+                .terms
+                .iter()
+                .find(|t| t.exponents == [*i as i32])
+                .unwrap();
+            BigInt::from_f64(t.coeff.re).unwrap() != **a
+        })
+        .count();
+    assert!(inexact >= 2, "{inexact}");
+    assert!(
+        w[0].contains(&format!("({} more roundings)", inexact - 1)),
+        "{w:?}"
+    );
+    let factors: Vec<String> = (1..=20).map(|k| format!("(x - {k})")).collect();
+    let product = system(&format!(
+        "variables: [x]\nequations:\n  - \"{}\"\n",
+        factors.join("*")
+    ));
+    let w = pathtrack::system::parse::rounding::coefficient_warnings(&product);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("while expanding"), "{w:?}");
+    // The solve's summary carries them.
+    let (s, _) = run(&expanded, StartKind::Polyhedral, 1, true);
+    assert_eq!(s.warnings.len(), 1);
+}
+
+/// Systems with small integer coefficients, and every shipped system, read without a
+/// rounding warning: 20! itself is a double, and so is every coefficient of `(x + 1)^50`
+/// below 2^53… but not `(x + 1)^60`'s middle binomials.
+#[test]
+fn exact_inputs_give_no_rounding_warning() {
+    use pathtrack::system::parse::rounding::coefficient_warnings;
+    let small = system(
+        "variables: [x, y]\nequations:\n  - \"3*x^2 - 7*x*y + 12\"\n  - \"(x - 2*y)^5 - x/4\"\n",
+    );
+    assert!(coefficient_warnings(&small).is_empty());
+    let fact20 = system("variables: [x]\nequations:\n  - \"x^2 - 2432902008176640000\"\n");
+    assert!(coefficient_warnings(&fact20).is_empty());
+    let p50 = system("variables: [x]\nequations:\n  - \"(x + 1)^50 - 2\"\n");
+    assert!(coefficient_warnings(&p50).is_empty());
+    let p60 = system("variables: [x]\nequations:\n  - \"(x + 1)^60 - 2\"\n");
+    assert_eq!(coefficient_warnings(&p60).len(), 1);
+    let third = system("variables: [x]\nequations:\n  - \"x/3 - 1\"\n");
+    assert!(coefficient_warnings(&third)[0].contains("1/3"));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("systems");
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "yaml") {
+            let s = pathtrack::system::load(&p).unwrap();
+            assert!(
+                coefficient_warnings(&s).is_empty(),
+                "{}: {:?}",
+                p.display(),
+                coefficient_warnings(&s)
+            );
+        }
     }
 }

@@ -198,6 +198,9 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     };
     let witness = witness.map(|w| (w, loaded.clone()));
     let system = over.as_ref().map_or(loaded, |o| o.square.clone());
+    crate::system::parse::rounding::coefficient_warnings(&system)
+        .iter()
+        .for_each(|w| eprintln!("warning: {w}"));
     if let Some(w) = crate::linalg::rref::dependent::dependency_warning(&system, a.seed) {
         eprintln!("{w}");
     }

@@ -95,6 +95,10 @@ pub struct Summary {
     pub start_reason: Option<String>,
     pub seed: u64,
     pub root_counts: Map<String, Value>,
+    /// What the user must know to trust the counts: coefficients of the input rounded to
+    /// doubles ([`crate::system::parse::rounding`]); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The distinct finite solutions (not part of the JSON summary; `--solutions` writes them).
     #[serde(skip)]
     pub solutions: Vec<Solution>,

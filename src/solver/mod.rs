@@ -382,6 +382,7 @@ pub fn solve(
     obs: &mut dyn Observer,
 ) -> Result<Summary> {
     let clock = std::time::Instant::now();
+    let warnings = crate::system::parse::rounding::coefficient_warnings(system);
     // Every equation of moderate size (the roots, and so the reported solutions, are the
     // user's): the homotopies, residuals and thresholds below assume it.
     let (equilibrated, _) = system.equilibrated();
@@ -707,6 +708,7 @@ pub fn solve(
         start_reason,
         seed: opts.seed,
         root_counts,
+        warnings,
         solutions,
     })
 }
