@@ -115,6 +115,10 @@ fn cbms1_origin_keeps_multiplicity_11() {
             (16, 1, 0, 0),
             "{start:?} seed {seed}: {s:?}"
         );
+        // Nothing went wrong: no attention line, no key.
+        assert!(s.attention.is_empty() && s.warnings.is_empty(), "{s:?}");
+        assert!(serde_json::to_value(&s).unwrap().get("attention").is_none());
+        assert!(!pathtrack::report::summary_table(&s).contains("ATTENTION"));
         let o = s
             .solutions
             .iter()
@@ -184,9 +188,29 @@ fn wilkinson_coefficients_that_a_double_cannot_hold_are_reported() {
     let w = pathtrack::system::parse::rounding::coefficient_warnings(&product);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].contains("while expanding"), "{w:?}");
-    // The solve's summary carries them.
+    // The solve's summary carries them, and says first thing that the counts are in doubt:
+    // the rounding, and failed paths when there are any.
     let (s, _) = run(&expanded, StartKind::Polyhedral, 1, true);
     assert_eq!(s.warnings.len(), 1);
+    let rounded = s.attention.iter().filter(|a| a.contains("rounded")).count();
+    let failed = s.attention.iter().filter(|a| a.contains("failed")).count();
+    assert_eq!(
+        (rounded, failed),
+        (1, (s.failed > 0) as usize),
+        "{:?}",
+        s.attention
+    );
+    let table = pathtrack::report::summary_table(&s);
+    let first_count = table.find("start system").unwrap();
+    assert!(
+        table.find("ATTENTION").is_some_and(|p| p < first_count),
+        "{table}"
+    );
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(
+        json["attention"].as_array().unwrap().len(),
+        s.attention.len()
+    );
 }
 
 /// Systems with small integer coefficients, and every shipped system, read without a

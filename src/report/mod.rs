@@ -99,6 +99,10 @@ pub struct Summary {
     /// doubles ([`crate::system::parse::rounding`]); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Why the counts may be incomplete or doubtful ([`attention`]); absent when nothing
+    /// went wrong.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attention: Vec<String>,
     /// The distinct finite solutions (not part of the JSON summary; `--solutions` writes them).
     #[serde(skip)]
     pub solutions: Vec<Solution>,
@@ -712,6 +716,39 @@ impl Tally {
     }
 }
 
+/// Why the counts of `s` may be incomplete or doubtful, one sentence each: failed paths
+/// (their solutions may be missing), nonsingular solutions that several paths still share
+/// after recovery (path jumping: another solution may be missing), coefficients rounded to
+/// doubles (the system solved is not the one written). Empty: every path ended at a
+/// classified endpoint of the system as written.
+pub fn attention(s: &Summary) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.failed > 0 {
+        out.push(format!(
+            "{} path{} failed: the solutions they lead to may be missing from the counts",
+            s.failed,
+            if s.failed == 1 { "" } else { "s" }
+        ));
+    }
+    if s.duplicate_paths > 0 {
+        out.push(format!(
+            "{} path{} share a nonsingular solution with another (path jumping): solutions may \
+             be missing",
+            s.duplicate_paths,
+            if s.duplicate_paths == 1 { "" } else { "s" }
+        ));
+    }
+    if !s.warnings.is_empty() {
+        out.push(format!(
+            "coefficients rounded to doubles in {} equation{}: the system solved is not the one \
+             written (warnings)",
+            s.warnings.len(),
+            if s.warnings.len() == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
 /// The summary as a human-readable table.
 pub fn summary_table(s: &Summary) -> String {
     let mut t = String::new();
@@ -720,6 +757,14 @@ pub fn summary_table(s: &Summary) -> String {
         "pathtrack: {} ({} variables)\n",
         s.system, s.variables
     ));
+    // What went wrong first, where it is read (recomputed: the counts may have changed
+    // since the solve, e.g. by `--witness`).
+    for a in attention(s) {
+        row(&mut t, "ATTENTION", a);
+    }
+    for w in &s.warnings {
+        row(&mut t, "  warning", w.clone());
+    }
     row(&mut t, "start system", s.start.clone());
     if let Some(why) = &s.start_reason {
         row(&mut t, "  chosen (auto)", why.clone());

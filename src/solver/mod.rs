@@ -680,7 +680,7 @@ pub fn solve(
     let failed_reasons = tally.failed_reasons();
     // Moved out of the tally, not copied (docs/performance.md: memory per path).
     let solutions = tally.into_solutions();
-    Ok(Summary {
+    let mut summary = Summary {
         system: system.name.clone(),
         variables: system.n(),
         paths: tracked as u64 + opts.plan.done().len() as u64,
@@ -709,8 +709,11 @@ pub fn solve(
         seed: opts.seed,
         root_counts,
         warnings,
+        attention: Vec::new(),
         solutions,
-    })
+    };
+    summary.attention = crate::report::attention(&summary);
+    Ok(summary)
 }
 
 /// The start system `opts.start` asks for, with `--start auto` settled
