@@ -337,9 +337,8 @@ fn dd_value(f: &crate::system::Polynomial, y: &[Cdd]) -> Option<Cdd> {
 /// Runs on the current rayon pool.
 pub fn relabel(system: &System, tally: &Tally, seed: u64, attempt: u8) -> Vec<Endpoint> {
     let clusters: Vec<Vec<Endpoint>> = tally
-        .solutions()
+        .singular_solutions()
         .into_iter()
-        .filter(|s| s.status == Status::Singular)
         .filter_map(|s| {
             let ends: Option<Vec<Endpoint>> = s.paths.iter().map(|&p| tally.endpoint(p)).collect();
             ends.filter(|e| e.iter().all(|e| e.status == Status::Singular))

@@ -646,6 +646,16 @@ impl Tally {
         self.distinct().to_vec()
     }
 
+    /// The singular ones of [`Self::solutions`] (copied: not all of them, as cyclic-12's
+    /// 3.7·10⁵).
+    pub fn singular_solutions(&self) -> Vec<Solution> {
+        self.distinct()
+            .iter()
+            .filter(|s| s.status == Status::Singular)
+            .cloned()
+            .collect()
+    }
+
     /// [`Self::solutions`] without a copy: the clusters computed already are moved out and
     /// the records freed (at the end of a solve, where the copy was a third of the memory
     /// per path: docs/performance.md).
