@@ -209,7 +209,7 @@ fn trial(
         v.iter_mut().zip(b).for_each(|(vi, bi)| *vi += c * bi);
     }
     let av: C64 = a.iter().zip(&v).map(|(p, q)| p * q).sum();
-    if !(av.norm() > 0.0) {
+    if av.norm() == 0.0 || !av.norm().is_finite() {
         return None;
     }
     let k = target / av;

@@ -132,7 +132,7 @@ pub(crate) fn literal(text: &str, v: f64) {
 
 /// `a + b = s` in double, for integer-valued `a`, `b`.
 pub(crate) fn sum(a: f64, b: f64, s: f64) {
-    if !(is_integer(a) && is_integer(b)) {
+    if !is_integer(a) || !is_integer(b) {
         return;
     }
     let bb = s - a;
@@ -151,7 +151,7 @@ pub(crate) fn sum(a: f64, b: f64, s: f64) {
 
 /// `a·b = p` in double, for integer-valued `a`, `b`.
 pub(crate) fn product(a: f64, b: f64, p: f64) {
-    if !(is_integer(a) && is_integer(b)) || !p.is_finite() {
+    if !is_integer(a) || !is_integer(b) || !p.is_finite() {
         return;
     }
     if a.mul_add(b, -p) != 0.0 {
@@ -168,7 +168,7 @@ pub(crate) fn product(a: f64, b: f64, p: f64) {
 
 /// `a/b = q` in double, for integer-valued `a`, `b`.
 pub(crate) fn quotient(a: f64, b: f64, q: f64) {
-    if !(is_integer(a) && is_integer(b)) || b == 0.0 || !q.is_finite() {
+    if !is_integer(a) || !is_integer(b) || b == 0.0 || !q.is_finite() {
         return;
     }
     if q.mul_add(b, -a) != 0.0 {
