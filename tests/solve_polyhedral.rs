@@ -39,10 +39,13 @@ fn cyclic7_has_924_solutions() {
 }
 
 /// Cyclic-8 has 1,152 isolated solutions, all nonsingular, besides a curve of degree 144
-/// (Björck & Fröberg). Paths that end on the curve are singular, not nonsingular: Newton
-/// in double-double drops quadratically towards the curve and then wanders along it, which
-/// is no proof of a nonsingular root (taken as one, seeds 1–5 would report 1,297–1,316
-/// "nonsingular"). About 3 s per seed on two cores.
+/// (Björck & Fröberg). Paths that end on the curve are not nonsingular: Newton in
+/// double-double drops quadratically towards the curve and then wanders along it, which is
+/// no proof of a nonsingular root (taken as one, seeds 1–5 would report 1,297–1,316
+/// "nonsingular"). Nor are they singular solutions: the local dimension test finds points
+/// of the curve next to each (`post::local_dimension`), so every path is nonsingular, at
+/// infinity or `positive_dimensional`, and each of the latter ends on `V(F)`. About 3 s per
+/// seed on two cores.
 #[test]
 fn cyclic8_has_1152_nonsingular_solutions_besides_its_curve() {
     let sys = shipped("cyclic8");
@@ -50,10 +53,25 @@ fn cyclic8_has_1152_nonsingular_solutions_besides_its_curve() {
         let (s, eps) = solve_cpu(&sys, StartKind::Polyhedral, seed).unwrap();
         assert_eq!(s.failed, 0, "seed {seed}: {s:?}");
         assert_eq!(s.nonsingular, 1152, "seed {seed}: {s:?}");
+        assert_eq!((s.singular, s.finite), (0, 1152), "seed {seed}: {s:?}");
         assert!(
-            s.singular > 0,
+            s.positive_dimensional > 0,
             "seed {seed}: no path ended on the curve: {s:?}"
         );
+        let on_curve: Vec<_> = eps
+            .iter()
+            .filter(|e| e.status == Status::PositiveDimensional)
+            .collect();
+        assert_eq!(on_curve.len() as u64, s.positive_dimensional);
+        assert_eq!(s.paths, 1152 + s.at_infinity + s.positive_dimensional);
+        for e in on_curve {
+            let x = e.coordinates.as_ref().expect("a point of the curve");
+            assert!(
+                sys.relative_residual(x) < 1e-8,
+                "seed {seed}: path {}",
+                e.path
+            );
+        }
         for e in eps.iter().filter(|e| e.status == Status::Nonsingular) {
             assert!(e.residual < 1e-10, "seed {seed}: residual {}", e.residual);
         }

@@ -74,6 +74,7 @@ pub fn read_points(path: &Path, n: usize) -> Result<Vec<Option<Vec<C64>>>> {
                     Status::AtInfinity,
                     Status::Failed,
                     Status::OutsideTorus,
+                    Status::PositiveDimensional,
                 ]
                 .into_iter()
                 .find(|st| serde_json::to_value(st).ok().as_ref() == Some(s))

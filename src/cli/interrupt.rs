@@ -96,7 +96,8 @@ pub fn endpoint(e: &Endpoint, write: impl FnOnce() -> Result<()>) -> Result<()> 
         } else {
             *match e.status {
                 Status::Nonsingular => &mut s.nonsingular,
-                Status::Singular => &mut s.singular,
+                // PositiveDimensional comes after recovery (attempt ≥ 1), never here.
+                Status::Singular | Status::PositiveDimensional => &mut s.singular,
                 Status::AtInfinity => &mut s.at_infinity,
                 Status::OutsideTorus => &mut s.outside_torus,
                 Status::Failed => &mut s.failed,

@@ -215,6 +215,9 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     };
     let witness = witness.map(|w| (w, loaded.clone()));
     let system = over.as_ref().map_or(loaded, |o| o.square.clone());
+    crate::system::parse::rounding::coefficient_warnings(&system)
+        .iter()
+        .for_each(|w| eprintln!("warning: {w}"));
     if let Some(w) = crate::linalg::rref::dependent::dependency_warning(&system, a.seed) {
         eprintln!("{w}");
     }
@@ -311,16 +314,15 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
     };
     let excess = over.as_ref().map(|o| o.remove_excess(&mut summary));
-    let positive_dimensional = match &witness {
-        Some((w, original)) => Some(crate::witness::label::remove_positive_dimensional(
+    if let Some((w, original)) = &witness {
+        crate::witness::label::remove_positive_dimensional(
             original,
             w,
             &mut summary,
             backend.as_mut(),
             &opts.tracker,
-        )?),
-        None => None,
-    };
+        )?;
+    }
     obs.progress.finish();
     obs.writer.finish()?;
     if let Some(path) = &a.solutions {
@@ -352,10 +354,6 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             let equations = o.original.equations.len();
             line.push_str(&format!(",\"equations\":{equations},\"excess\":{k}}}"));
         }
-        if let Some(k) = positive_dimensional {
-            line.pop();
-            line.push_str(&format!(",\"positive_dimensional\":{k}}}"));
-        }
         println!("{line}");
     } else {
         print!("{}", summary_table(&summary));
@@ -364,10 +362,6 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
                 "{}",
                 crate::report::table_row("excess (solve R·F only)", &k.to_string())
             );
-        }
-        if let Some(k) = positive_dimensional {
-            let key = "on positive-dimensional components";
-            print!("{}", crate::report::table_row(key, &k.to_string()));
         }
         if let Some((c, secs)) = &certified {
             print!(

@@ -3,6 +3,7 @@
 
 pub mod dd_newton;
 pub mod dedup;
+pub mod local_dimension;
 
 use crate::backend::solve_directions_one;
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
@@ -65,6 +66,10 @@ pub enum Status {
     /// With `--torus` only: a solution with a coordinate that is zero to within its
     /// accuracy, so not in `(C*)^n` (a path of the torus homotopy that left the torus).
     OutsideTorus,
+    /// A singular endpoint on a positive-dimensional component of the solution set, not an
+    /// isolated solution: set after the solve by the local dimension test
+    /// ([`local_dimension`]) or `solve --witness`.
+    PositiveDimensional,
 }
 
 impl Status {

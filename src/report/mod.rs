@@ -60,6 +60,9 @@ pub struct Summary {
     /// `(C*)^n`, [`Status::OutsideTorus`]); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outside_torus: Option<u64>,
+    /// Paths that end on a positive-dimensional component ([`Status::PositiveDimensional`]),
+    /// not counted in `finite` or `singular`.
+    pub positive_dimensional: u64,
     /// Distinct real solutions (`real_nonsingular + real_singular`).
     pub real: u64,
     /// Of `nonsingular`, the real ones.
@@ -97,6 +100,14 @@ pub struct Summary {
     pub start_reason: Option<String>,
     pub seed: u64,
     pub root_counts: Map<String, Value>,
+    /// What the user must know to trust the counts: coefficients of the input rounded to
+    /// doubles ([`crate::system::parse::rounding`]); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Why the counts may be incomplete or doubtful ([`attention`]); absent when nothing
+    /// went wrong.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attention: Vec<String>,
     /// The distinct finite solutions (not part of the JSON summary; `--solutions` writes them).
     #[serde(skip)]
     pub solutions: Vec<Solution>,
@@ -409,6 +420,7 @@ pub struct Counts {
     pub real_singular: u64,
     pub at_infinity: u64,
     pub outside_torus: u64,
+    pub positive_dimensional: u64,
     pub failed: u64,
     /// Nonsingular endpoints beyond the first of each distinct solution.
     pub duplicate_paths: u64,
@@ -459,11 +471,15 @@ impl Tally {
     /// The nonsingular endpoint recorded for `path`, rebuilt from its record (for
     /// [`Self::lost_by_retracking`]); `None` unless the path ends at a nonsingular solution.
     pub fn nonsingular_endpoint(&self, path: u64) -> Option<Endpoint> {
+        self.endpoint(path)
+            .filter(|e| e.status == Status::Nonsingular)
+    }
+
+    /// The finite endpoint recorded for `path`, rebuilt from its record (what it keeps:
+    /// no steps, reason or valuation); `None` unless the path ends at a finite solution.
+    pub fn endpoint(&self, path: u64) -> Option<Endpoint> {
         let r = &self.records[*self.index.get(&path)?];
-        let x = r
-            .coords
-            .as_ref()
-            .filter(|_| r.status == Status::Nonsingular)?;
+        let x = r.coords.as_ref().filter(|_| r.status.is_finite())?;
         let mut y: Vec<C64> = x.iter().copied().chain([C64::new(1.0, 0.0)]).collect();
         let s = y.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         y.iter_mut().for_each(|z| *z /= s);
@@ -671,6 +687,16 @@ impl Tally {
         self.distinct().to_vec()
     }
 
+    /// The singular ones of [`Self::solutions`] (copied: not all of them, as cyclic-12's
+    /// 3.7·10⁵).
+    pub fn singular_solutions(&self) -> Vec<Solution> {
+        self.distinct()
+            .iter()
+            .filter(|s| s.status == Status::Singular)
+            .cloned()
+            .collect()
+    }
+
     /// [`Self::solutions`] without a copy: the clusters computed already are moved out and
     /// the records freed (at the end of a solve, where the copy was a third of the memory
     /// per path: docs/performance.md).
@@ -733,6 +759,7 @@ impl Tally {
             real_singular: real(Status::Singular),
             at_infinity: count(Status::AtInfinity),
             outside_torus: count(Status::OutsideTorus),
+            positive_dimensional: count(Status::PositiveDimensional),
             failed: count(Status::Failed),
             duplicate_paths: sols
                 .iter()
@@ -743,6 +770,39 @@ impl Tally {
     }
 }
 
+/// Why the counts of `s` may be incomplete or doubtful, one sentence each: failed paths
+/// (their solutions may be missing), nonsingular solutions that several paths still share
+/// after recovery (path jumping: another solution may be missing), coefficients rounded to
+/// doubles (the system solved is not the one written). Empty: every path ended at a
+/// classified endpoint of the system as written.
+pub fn attention(s: &Summary) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.failed > 0 {
+        out.push(format!(
+            "{} path{} failed: the solutions they lead to may be missing from the counts",
+            s.failed,
+            if s.failed == 1 { "" } else { "s" }
+        ));
+    }
+    if s.duplicate_paths > 0 {
+        out.push(format!(
+            "{} path{} share a nonsingular solution with another (path jumping): solutions may \
+             be missing",
+            s.duplicate_paths,
+            if s.duplicate_paths == 1 { "" } else { "s" }
+        ));
+    }
+    if !s.warnings.is_empty() {
+        out.push(format!(
+            "coefficients rounded to doubles in {} equation{}: the system solved is not the one \
+             written (warnings)",
+            s.warnings.len(),
+            if s.warnings.len() == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
 /// The summary as a human-readable table.
 pub fn summary_table(s: &Summary) -> String {
     let mut t = String::new();
@@ -751,6 +811,14 @@ pub fn summary_table(s: &Summary) -> String {
         "pathtrack: {} ({} variables)\n",
         s.system, s.variables
     ));
+    // What went wrong first, where it is read (recomputed: the counts may have changed
+    // since the solve, e.g. by `--witness`).
+    for a in attention(s) {
+        row(&mut t, "ATTENTION", a);
+    }
+    for w in &s.warnings {
+        row(&mut t, "  warning", w.clone());
+    }
     row(&mut t, "start system", s.start.clone());
     if let Some(why) = &s.start_reason {
         row(&mut t, "  chosen (auto)", why.clone());
@@ -773,6 +841,13 @@ pub fn summary_table(s: &Summary) -> String {
     row(&mut t, "at infinity (paths)", s.at_infinity.to_string());
     if let Some(k) = s.outside_torus {
         row(&mut t, "outside (C*)^n (paths)", k.to_string());
+    }
+    if s.positive_dimensional > 0 {
+        row(
+            &mut t,
+            "positive-dim. (paths)",
+            s.positive_dimensional.to_string(),
+        );
     }
     row(&mut t, "failed (paths)", s.failed.to_string());
     for (why, count) in &s.failed_reasons {

@@ -10,7 +10,7 @@ pub mod resume;
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
 use crate::eval::Residual;
-use crate::post::{Endpoint, Refiner};
+use crate::post::{local_dimension, Endpoint, Refiner};
 use crate::report::{Summary, Tally};
 use crate::start::mhom::homotopy::MhomStart;
 use crate::start::polyhedral::{self, start::Polyhedral};
@@ -309,6 +309,10 @@ pub struct SolveOptions {
     /// output is the same either way. Default: on, unless the environment sets
     /// `PATHTRACK_EARLY_RECOVERY=0`.
     pub early_recovery: bool,
+    /// Test the singular solutions for points of positive-dimensional components after
+    /// recovery ([`crate::post::local_dimension`]). Default: on, unless the environment sets
+    /// `PATHTRACK_LOCAL_DIMENSION=0`.
+    pub local_dimension: bool,
     /// Track these start points along this homotopy instead of a start system of `start`
     /// (parameter homotopies and user start systems, [`crate::params`]).
     pub given: Option<Arc<crate::params::GivenStart>>,
@@ -329,6 +333,7 @@ impl Default for SolveOptions {
             only: None,
             limits: Default::default(),
             early_recovery: early::enabled(),
+            local_dimension: crate::post::local_dimension::enabled(),
             given: None,
             plan: Default::default(),
         }
@@ -377,6 +382,7 @@ pub fn solve(
     obs: &mut dyn Observer,
 ) -> Result<Summary> {
     let clock = std::time::Instant::now();
+    let warnings = crate::system::parse::rounding::coefficient_warnings(system);
     // Every equation of moderate size (the roots, and so the reported solutions, are the
     // user's): the homotopies, residuals and thresholds below assume it.
     let (equilibrated, _) = system.equilibrated();
@@ -659,6 +665,14 @@ pub fn solve(
         });
     }
     phases.recovery = lap();
+    if opts.local_dimension && !opts.plan.first_pass_only {
+        let seed = opts.seed;
+        let found = pool.install(|| local_dimension::relabel(system, &tally, seed, attempt + 1));
+        for e in found {
+            tally.add(&e);
+            obs.endpoint(&e)?;
+        }
+    }
     // Clustering runs on the refinement threads (`dedup`'s parallel sweep), once: the
     // counts, the recovered paths and the solutions read the same clusters.
     let c = pool.install(|| tally.counts());
@@ -666,7 +680,7 @@ pub fn solve(
     let failed_reasons = tally.failed_reasons();
     // Moved out of the tally, not copied (docs/performance.md: memory per path).
     let solutions = tally.into_solutions();
-    Ok(Summary {
+    let mut summary = Summary {
         system: system.name.clone(),
         variables: system.n(),
         paths: tracked as u64 + opts.plan.done().len() as u64,
@@ -675,6 +689,7 @@ pub fn solve(
         singular: c.singular,
         at_infinity: c.at_infinity,
         outside_torus: opts.torus.then_some(c.outside_torus),
+        positive_dimensional: c.positive_dimensional,
         real: c.real,
         real_nonsingular: c.real_nonsingular,
         real_singular: c.real_singular,
@@ -695,8 +710,12 @@ pub fn solve(
         start_reason,
         seed: opts.seed,
         root_counts,
+        warnings,
+        attention: Vec::new(),
         solutions,
-    })
+    };
+    summary.attention = crate::report::attention(&summary);
+    Ok(summary)
 }
 
 /// The start system `opts.start` asks for, with `--start auto` settled

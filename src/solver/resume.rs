@@ -196,6 +196,7 @@ pub fn endpoint_from_line(v: &Value) -> std::result::Result<Endpoint, String> {
         Some("singular") => Status::Singular,
         Some("at_infinity") => Status::AtInfinity,
         Some("outside_torus") => Status::OutsideTorus,
+        Some("positive_dimensional") => Status::PositiveDimensional,
         Some("failed") => Status::Failed,
         other => return Err(format!("path {path}: unknown status {other:?}")),
     };

@@ -1,7 +1,9 @@
 //! `solve --witness W`: the singular solutions of a square solve that lie on a
 //! positive-dimensional component of `W` are no isolated solutions; they leave the
-//! solutions and are counted as `positive_dimensional`. (A nonsingular solution is isolated
-//! and never tested.) The test is the homotopy membership test of [`super::membership`].
+//! solutions and their paths are counted as `positive_dimensional`. (A nonsingular solution
+//! is isolated and never tested.) The test is the homotopy membership test of
+//! [`super::membership`]; it decides what the solve's local dimension test
+//! ([`crate::post::local_dimension`]) left singular.
 
 use super::file::WitnessFile;
 use super::membership::on_set;
@@ -14,7 +16,8 @@ use crate::system::System;
 use crate::track::TrackerOptions;
 
 /// Removes from `summary` the singular solutions on a component of dimension ≥ 1 of `file`
-/// (its solutions and the counts of finite, singular and real ones); returns how many.
+/// (its solutions and the counts of finite, singular and real ones; their paths join
+/// `positive_dimensional`); returns how many solutions.
 pub fn remove_positive_dimensional(
     system: &System,
     file: &WitnessFile,
@@ -46,6 +49,7 @@ pub fn remove_positive_dimensional(
         }
         if on {
             removed += 1;
+            summary.positive_dimensional += s.paths.len() as u64;
             summary.uncount(&s);
         } else {
             kept.push(s);

@@ -106,6 +106,7 @@ pub fn witness_sets(
         let sliced = sliced_system(system, &randomization, &slices);
         let mut solve_opts = opts.solve.clone();
         solve_opts.seed = opts.seed;
+        solve_opts.local_dimension = false; // junk is told by membership below
         let summary = solve(&sliced, &solve_opts, backend, &mut |_: &_| Ok(()))?;
         let mut report = DimensionReport {
             dimension: d,

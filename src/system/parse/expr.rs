@@ -148,6 +148,7 @@ fn tokenize(src: &str) -> Result<Vec<Token>, ExprError> {
                         format!("non-finite coefficient '{text}' (outside the range of a double)"),
                     );
                 }
+                super::rounding::literal(text, v);
                 out.push(Token {
                     kind: Kind::Num(v),
                     pos: start,
@@ -216,6 +217,7 @@ pub fn parse_expr_with(
     n: usize,
     defs: &HashMap<String, Polynomial>,
 ) -> Result<Polynomial, ExprError> {
+    super::rounding::start_expression();
     let toks = tokenize(src)?;
     if toks.len() == 1 {
         return err(0, "empty expression");
@@ -535,7 +537,7 @@ impl SumAccumulator {
         let zero = Complex64::new(0.0, 0.0);
         match self.index.get(&t.exponents) {
             Some(&k) => {
-                self.terms[k].coeff += t.coeff;
+                add_checked(&mut self.terms[k].coeff, t.coeff);
                 if self.terms[k].coeff == zero {
                     self.index.remove(&t.exponents);
                     self.zeros += 1;
@@ -596,8 +598,30 @@ impl SumAccumulator {
     }
 }
 
+/// Like terms combined, in order of first appearance, zeros dropped (as
+/// [`Polynomial::from_terms`]), with the sums checked for rounding.
 fn combine(t: Terms) -> Terms {
-    Polynomial::from_terms(t).terms
+    let mut out: Terms = Vec::with_capacity(t.len());
+    let mut index: HashMap<Vec<i32>, usize> = HashMap::with_capacity(t.len());
+    for term in t {
+        match index.get(&term.exponents) {
+            Some(&k) => add_checked(&mut out[k].coeff, term.coeff),
+            None => {
+                index.insert(term.exponents.clone(), out.len());
+                out.push(term);
+            }
+        }
+    }
+    out.retain(|t| t.coeff != Complex64::new(0.0, 0.0));
+    out
+}
+
+/// `*acc += c`, reporting integer sums a double cannot hold ([`super::rounding`]).
+fn add_checked(acc: &mut Complex64, c: Complex64) {
+    let old = *acc;
+    *acc += c;
+    super::rounding::sum(old.re, c.re, acc.re);
+    super::rounding::sum(old.im, c.im, acc.im);
 }
 
 fn negate(t: &mut Terms) {
@@ -630,20 +654,27 @@ fn is_constant(t: &Terms) -> bool {
 }
 
 /// Complex product; exact when either factor is real (no rounding from zero parts).
+/// Integer products a double cannot hold are reported ([`super::rounding`]).
 fn cmul(a: Complex64, b: Complex64) -> Complex64 {
-    if b.im == 0.0 {
+    let p = if b.im == 0.0 {
         Complex64::new(a.re * b.re, a.im * b.re)
     } else if a.im == 0.0 {
         Complex64::new(a.re * b.re, a.re * b.im)
     } else {
         a * b
-    }
+    };
+    super::rounding::complex_product(a, b, p);
+    p
 }
 
 /// Complex quotient; exact (correctly rounded per part) when the divisor is real.
+/// Quotients of integers a double cannot hold are reported ([`super::rounding`]).
 fn cdiv(a: Complex64, b: Complex64) -> Complex64 {
     if b.im == 0.0 {
-        Complex64::new(a.re / b.re, a.im / b.re)
+        let q = Complex64::new(a.re / b.re, a.im / b.re);
+        super::rounding::quotient(a.re, b.re, q.re);
+        super::rounding::quotient(a.im, b.re, q.im);
+        q
     } else {
         a / b
     }

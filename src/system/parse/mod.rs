@@ -9,6 +9,7 @@ pub mod bertini;
 pub mod expr;
 pub mod hom4ps;
 pub mod phc;
+pub mod rounding;
 pub mod write;
 pub mod yaml;
 
@@ -80,19 +81,27 @@ pub fn load_named(arg: &Path) -> Result<System, InputError> {
 
 /// Parses a system from text; `origin` names the source in error messages.
 pub fn parse_str(text: &str, origin: &str) -> Result<System, InputError> {
-    match detect(text) {
+    rounding::start_system();
+    let system = match detect(text) {
         Format::Phc => phc::parse(text, origin),
         Format::Bertini => bertini::parse(text, origin),
         Format::Hom4ps => hom4ps::parse(text, origin),
         Format::Yaml => yaml::parse(text, origin),
-    }
+    }?;
+    rounding::end_system(&system, origin);
+    Ok(system)
 }
 
 /// [`parse_str`], but a YAML system may have more or fewer equations than variables (the
 /// other formats stay square): the systems of `solve` (overdetermined ones) and `witness`.
 pub fn parse_str_rectangular(text: &str, origin: &str) -> Result<System, InputError> {
     match detect(text) {
-        Format::Yaml => yaml::parse_rectangular(text, origin),
+        Format::Yaml => {
+            rounding::start_system();
+            let system = yaml::parse_rectangular(text, origin)?;
+            rounding::end_system(&system, origin);
+            Ok(system)
+        }
         _ => parse_str(text, origin),
     }
 }
@@ -179,6 +188,7 @@ pub(crate) fn parse_polys(
     for (k, &(start, src)) in polys.iter().enumerate() {
         let poly = expr::parse_expr_with(src, index, n, defs)
             .map_err(|e| at(start + e.offset, e.message).equation(k + 1))?;
+        rounding::end_equation(k + 1);
         if poly.terms.is_empty() {
             let lead = src.len() - src.trim_start().len();
             return Err(at(

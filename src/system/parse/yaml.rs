@@ -387,6 +387,7 @@ fn parse_with(text: &str, origin: &str, square: bool) -> Result<(System, Vec<Str
             }
         };
         let poly = expr::parse_expr(&src, &index, nm).map_err(|e| place(e.offset, e.message))?;
+        super::rounding::end_equation(k + 1);
         if poly.terms.is_empty() {
             return Err(place(
                 0,
