@@ -159,6 +159,10 @@ __device__ __noinline__ bool rt_wants_log(const double2* y, double spread) {
 // them equal by hand.
 #define RT_RELATIVE_SCALE 1e-2
 #define RT_ROUNDING_SWITCH_MIN_SPREAD 9.2
+// TrackerOptions::rounding_switch is not in RtOpts yet (src/backend/cuda/resident.rs):
+// the kernel takes it as on, also in recovery rounds, where slot.rs and the host have it
+// off. It belongs in RtOpts.
+#define RT_ROUNDING_SWITCH_ON true
 #define RT_TO_LOG_ROUNDING 1e-8
 #define RT_FROM_LOG_ROUNDING 1e-10
 #define RT_ZONE_FROM_LOG_ROUNDING 1e-6
@@ -560,7 +564,8 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         }
     } else if (t < o.endgame_tau && isfinite(o.to_log_spread) &&
                (rt_wants_log(y, o.to_log_spread) ||
-                (rt_projective_spread(y) > RT_ROUNDING_SWITCH_MIN_SPREAD &&
+                (RT_ROUNDING_SWITCH_ON &&
+                 rt_projective_spread(y) > RT_ROUNDING_SWITCH_MIN_SPREAD &&
                  isfinite(rt_projective_spread(y)) &&
                  rt_smallest_rounding(cond, rt_projective_spread(y), o) > RT_TO_LOG_ROUNDING))) {
         rt_projective_to_log(y);

@@ -574,7 +574,8 @@ pub(crate) fn spread(y: &[C64], log: bool) -> f64 {
 /// Before the endgame zone a projective path of a polyhedral homotopy (finite
 /// `to_log_spread`) spread over more than this (in `ln`, e^9.2 = 1e4) goes to log
 /// coordinates once its smallest coordinate's relative rounding error
-/// ([`smallest_rounding`]) exceeds [`TO_LOG_ROUNDING`], whatever [`TO_LOG_SPREAD`] says.
+/// ([`smallest_rounding`]) exceeds [`TO_LOG_ROUNDING`], whatever [`TO_LOG_SPREAD`] says
+/// On the first pass only ([`super::TrackerOptions::rounding_switch`]).
 pub const ROUNDING_SWITCH_MIN_SPREAD: f64 = 9.2;
 /// See [`ROUNDING_SWITCH_MIN_SPREAD`]. The sparse chain `x_k·x_{k+1}^9 − 1,
 /// x_{n−1}^10 − 1` (n = 4, polyhedral start) has paths whose `ln|x_0|` rises to 100 (n = 8:
@@ -630,7 +631,8 @@ pub(crate) fn switches_coordinates(
             && polyhedral
             && (wants_log(y, opts.to_log_spread) || {
                 let sp = spread(y, false);
-                sp.is_finite()
+                opts.rounding_switch
+                    && sp.is_finite()
                     && sp > ROUNDING_SWITCH_MIN_SPREAD
                     && smallest_rounding(cond, sp) > TO_LOG_ROUNDING
             })
