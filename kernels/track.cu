@@ -154,6 +154,57 @@ __device__ __noinline__ bool rt_wants_log(const double2* y, double spread) {
     return lo > 0.0 && log(hi / lo) > spread;
 }
 
+// Mirrors of path::RELATIVE_SCALE, ROUNDING_SWITCH_MIN_SPREAD, TO_LOG_ROUNDING,
+// FROM_LOG_ROUNDING and ZONE_FROM_LOG_ROUNDING (src/track/path.rs); not in RtOpts, keep
+// them equal by hand.
+#define RT_RELATIVE_SCALE 1e-2
+#define RT_ROUNDING_SWITCH_MIN_SPREAD 9.2
+// TrackerOptions::rounding_switch is not in RtOpts yet (src/backend/cuda/resident.rs):
+// the kernel takes it as on, also in recovery rounds, where slot.rs and the host have it
+// off. It belongs in RtOpts.
+#define RT_ROUNDING_SWITCH_ON true
+#define RT_TO_LOG_ROUNDING 1e-8
+#define RT_FROM_LOG_ROUNDING 1e-10
+#define RT_ZONE_FROM_LOG_ROUNDING 1e-6
+
+// path::correction_size: ‖Δz‖ in log coordinates; at a projective point
+// (Σ_j |Δy_j|²/w_j²)^{1/2}, w_j = clamp(|y_j| / (RELATIVE_SCALE·max_k |y_k|), lo, 1),
+// lo = min(noise_factor·κ·ε / corrector_tol, 1).
+__device__ __noinline__ double rt_correction_size(const double2* dy, const double2* y, bool lg,
+                                                  double cond, const RtOpts& o) {
+    double top = 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) top = fmax(top, sqrt(cnorm2(y[j])));
+    if (lg || !(top > 0.0 && isfinite(top))) return rt_norm(dy);
+    const double lo = fmin(o.noise_factor * cond * 2.220446049250313e-16 / o.corrector_tol, 1.0);
+    const double unit = RT_RELATIVE_SCALE * top;
+    double s = 0.0;
+#pragma unroll 1
+    for (int j = 0; j < NN; ++j) {
+        const double w = fmin(fmax(sqrt(cnorm2(y[j])) / unit, lo), 1.0);
+        s += cnorm2(dy[j]) / (w * w);
+    }
+    return sqrt(s);
+}
+
+// path::spread of a projective point: ln(max|y_j| / min|y_j|), ∞ with a zero coordinate.
+__device__ __noinline__ double rt_projective_spread(const double2* y) {
+    double lo = 1.0 / 0.0, hi = 0.0;
+#pragma unroll
+    for (int j = 0; j < NN; ++j) {
+        const double a = sqrt(cnorm2(y[j]));
+        lo = fmin(lo, a);
+        hi = fmax(hi, a);
+    }
+    return lo > 0.0 ? log(hi / lo) : 1.0 / 0.0;
+}
+
+// path::smallest_rounding: noise_factor·κ·ε·e^spread.
+__device__ __forceinline__ double rt_smallest_rounding(double cond, double spread,
+                                                       const RtOpts& o) {
+    return o.noise_factor * cond * 2.220446049250313e-16 * exp(spread);
+}
+
 // path::regime (no Cauchy loops here): 0 loose (before the endgame zone, coordinates not
 // spread), 1 endgame zone, 2 near toric infinity (projective, a coordinate below
 // loose_min_ratio of the largest).
@@ -337,8 +388,15 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         for (int j = 0; j < NN; ++j) y[j] = cadd(y[j], Nw[j]);
         if (!lg) rt_normalize(y);
         S.sc[RT_COND * cap + i] = cond;
-        if (eta <= o.corrector_tol * 1e-2 ||
-            (phase + 1 >= o.max_refine_iters && eta <= o.corrector_tol)) {
+        // path::refine_converged: below tol·1e-2; or below tol once Newton no longer halves
+        // its corrections (its rounding level), or at the last iteration.
+        const double eta_prev = S.sc[RT_ETAP * cap + i];
+        const bool last = phase + 1 >= o.max_refine_iters;
+        const bool converged =
+            eta <= o.corrector_tol * 1e-2 ||
+            (eta <= o.corrector_tol && (last || (phase >= 1 && eta > 0.5 * eta_prev)));
+        S.sc[RT_ETAP * cap + i] = eta;
+        if (converged) {
             double2* k1 = S.k + i * NN;
 #pragma unroll
             for (int j = 0; j < NN; ++j) k1[j] = E[j];
@@ -393,7 +451,7 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         rt_reject(S, o, i, F_NONFINITE_NEWTON);
         return;
     }
-    const double eta = rt_norm(Nw);
+    const double eta = rt_correction_size(Nw, yc, lg, cond, o);
     const double noise = o.noise_factor * cond * 2.220446049250313e-16;
     const double eta_prev = S.sc[RT_ETAP * cap + i];
     if (it == 1) {
@@ -485,7 +543,17 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             lo = fmin(lo, y[j].x);
             hi_ = fmax(hi_, y[j].x);
         }
-        if (hi_ - lo <= limit) {
+        // switches_coordinates (src/track/path.rs): before the zone, a polyhedral path
+        // (finite to_log_spread) goes back to projective coordinates only where its
+        // smallest coordinate keeps its digits.
+        // In the zone, above log_spread, where it keeps some (ZONE_FROM_LOG_ROUNDING).
+        const bool keeps_digits =
+            !isfinite(o.to_log_spread) ||
+            (t > o.endgame_tau
+                 ? (hi_ - lo <= o.log_spread ||
+                    rt_smallest_rounding(cond, hi_ - lo, o) <= RT_ZONE_FROM_LOG_ROUNDING)
+                 : rt_smallest_rounding(cond, hi_ - lo, o) <= RT_FROM_LOG_ROUNDING);
+        if (hi_ - lo <= limit && keeps_digits) {
             rt_log_to_projective(y);
             S.logm[i] = 0;
             S.ct[RT_PHASE * cap + i] = 0;
@@ -494,7 +562,12 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.taueval[i] = cmk(t, 0.0);
             return;
         }
-    } else if (t < o.endgame_tau && rt_wants_log(y, o.to_log_spread)) {
+    } else if (t < o.endgame_tau && isfinite(o.to_log_spread) &&
+               (rt_wants_log(y, o.to_log_spread) ||
+                (RT_ROUNDING_SWITCH_ON &&
+                 rt_projective_spread(y) > RT_ROUNDING_SWITCH_MIN_SPREAD &&
+                 isfinite(rt_projective_spread(y)) &&
+                 rt_smallest_rounding(cond, rt_projective_spread(y), o) > RT_TO_LOG_ROUNDING))) {
         rt_projective_to_log(y);
         S.logm[i] = 1;
         S.ct[RT_PHASE * cap + i] = 0;

@@ -176,12 +176,13 @@ fn eco_paths_passing_near_infinity_keep_their_solutions() {
     }
 }
 
-/// cyclic-10 `--torus` seed 1, paths 13970–13973 (one cell) fail on the first tracking and
-/// are recovered by the tightened re-tracking, which passes a point of condition ~1e9 at
-/// τ ≈ −0.44. There the endgame zone's step rule at the rounding level
+/// cyclic-10 `--torus` seed 1, paths 13970–13973 (one cell) pass a point of condition ~1e9
+/// at τ ≈ −0.44. There the endgame zone's step rule at the rounding level
 /// (`track::path::step_factor`: a first correction within `8·κ·ε` doubles the step) took
-/// the re-tracked paths off Newton's basin, and all four failed; the rule holds in the zone
-/// only. Every one must be recovered to a nonsingular solution.
+/// re-tracked paths off Newton's basin, and all four failed; the rule holds in the zone
+/// only. With corrections measured per coordinate (`track::path::correction_size`) the
+/// first pass tracks all four; where it does not, recovery must. Every one must end at a
+/// nonsingular solution.
 #[test]
 fn paths_through_an_ill_conditioned_region_before_the_zone_are_recovered() {
     let sys = shipped("cyclic10");
@@ -194,16 +195,18 @@ fn paths_through_an_ill_conditioned_region_before_the_zone_are_recovered() {
     };
     let (s, eps) = pathtrack::solver::solve_collect(&sys, &opts, &mut b).unwrap();
     assert_eq!(
-        (s.nonsingular, s.failed, s.retracked),
-        (4, 0, 4),
-        "(nonsingular, failed, re-tracked): {s:?}"
+        (s.nonsingular, s.failed),
+        (4, 0),
+        "(nonsingular, failed): {s:?}"
     );
-    // the report's recovery rounds: the first tracked the 4 again; together they are the
-    // recovery phase
+    // the report's recovery rounds: the first tracked the re-tracked paths again; together
+    // they are the recovery phase
     let rounds = &s.phases.recovery_rounds;
-    assert_eq!(rounds.first().map(|r| r.paths), Some(4), "{rounds:?}");
-    let sum: f64 = rounds.iter().map(|r| r.seconds).sum();
-    assert!(sum <= s.phases.recovery && sum > 0.0, "{:?}", s.phases);
+    if s.retracked > 0 {
+        assert!(rounds.first().is_some_and(|r| r.paths > 0), "{rounds:?}");
+        let sum: f64 = rounds.iter().map(|r| r.seconds).sum();
+        assert!(sum <= s.phases.recovery && sum > 0.0, "{:?}", s.phases);
+    }
     for e in &eps {
         assert!(
             e.residual < 1e-10,

@@ -95,6 +95,13 @@ pub struct TrackerOptions {
     /// ([`path::settled_valuation`]). On by default, off in the recovery rounds
     /// ([`Self::tightened`]), which track such paths on the host as before.
     pub slots_finish_diverging: bool,
+    /// Polyhedral paths go to log coordinates where their smallest projective coordinate
+    /// loses its digits ([`path::TO_LOG_ROUNDING`]). On by default and in the first
+    /// recovery round, off from the second on ([`Self::tightened`]): chandra-16 (seed 1)
+    /// path 31675 switched so where another path's sheet passes it, and the pair,
+    /// re-tracked, ended on one solution; the sparse chain (n = 8, seeds 1 and 3) has a
+    /// path that only the first round's re-tracking, with the switch, brings to its root.
+    pub rounding_switch: bool,
     /// Paths still running at this instant stop ([`TIME_BOUND_REASON`]): the recovery
     /// rounds' time bound. `None`: no bound.
     pub deadline: Option<std::time::Instant>,
@@ -159,6 +166,7 @@ impl TrackerOptions {
         o.h_initial /= 10f64.powi(k as i32);
         o.stop_beyond_double = false;
         o.slots_finish_diverging = false;
+        o.rounding_switch = k < 2;
         o
     }
 }
@@ -184,6 +192,7 @@ impl Default for TrackerOptions {
             residual: Residual::Adaptive,
             stop_beyond_double: true,
             slots_finish_diverging: true,
+            rounding_switch: true,
             deadline: None,
         }
     }

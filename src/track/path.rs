@@ -337,6 +337,9 @@ pub struct PathState {
     omega_cond: f64,
     /// Steps accepted after one correction since `omega` was measured.
     unconfirmed: u32,
+    /// τ of the path's last change of coordinates (its refinement there is no start
+    /// point's).
+    switched_at: Option<f64>,
 }
 
 /// First corrections up to this multiple of the rounding level `noise = NOISE_FACTOR·κ·ε`
@@ -437,6 +440,56 @@ pub(crate) fn regime(
     }
 }
 
+/// A projective coordinate within this factor of the largest has its Newton corrections
+/// measured absolutely (as `‖Δy‖` with `‖y‖ = 1`); a smaller one relative to its own size
+/// times this ([`correction_size`]).
+pub const RELATIVE_SCALE: f64 = 1e-2;
+
+/// The size of a Newton correction `dy` at the point `y` that the corrector's tolerances and
+/// the step control read: in log coordinates `‖Δz‖` (relative already); at a projective
+/// point the weighted norm `(Σ_j |Δy_j|²/w_j²)^{1/2}` with
+/// `w_j = clamp(|y_j| / (RELATIVE_SCALE·max_k |y_k|), lo, 1)`, where
+/// `lo = NOISE_FACTOR·κ·ε / corrector_tol` (κ the condition estimate `cond`): each
+/// coordinate is held to a relative accuracy, down to the size where its rounding error
+/// `κ·ε` reaches the tolerance. Where the coordinates are within [`RELATIVE_SCALE`] of each
+/// other this is `‖Δy‖`. The absolute norm alone let a path of the sparse chain
+/// `x_k·x_{k+1}^9 − 1, x_{n−1}^10 − 1` (n = 4, polyhedral) take corrections of 1e-6 at
+/// coordinates of 1e-6 as converged (Newton "stagnating" below [`STAGNATION_TOL`]): the path
+/// left the homotopy at τ ≈ −2.8 and ended nowhere near a solution. The rule of both step
+/// machines and of `kernels/track.cu` (`rt_correction_size`).
+pub(crate) fn correction_size(
+    dy: &[C64],
+    y: &[C64],
+    log: bool,
+    cond: f64,
+    corrector_tol: f64,
+) -> f64 {
+    let top = y.iter().fold(0.0f64, |m, z| m.max(z.norm()));
+    if log || !(top > 0.0 && top.is_finite()) {
+        return norm(dy);
+    }
+    let lo = (NOISE_FACTOR * cond * f64::EPSILON / corrector_tol).min(1.0);
+    let unit = RELATIVE_SCALE * top;
+    dy.iter()
+        .zip(y)
+        .map(|(d, v)| {
+            let w = (v.norm() / unit).clamp(lo, 1.0);
+            d.norm_sqr() / (w * w)
+        })
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// A start refinement has converged when a correction `eta` (iteration `it`, the previous
+/// one `eta_prev`) is below `tol·1e-2`; or below `tol` once Newton no longer halves its
+/// corrections (it reached its rounding level: the sparse chain's polyhedral start points
+/// at n = 8 have terms of size e^20 that cancel, and their refinement hovered at 2e-10 with
+/// its tenth and last correction 1.7e-9: "start point did not converge"); or below `tol` at
+/// the last iteration (`last`). The rule of both step machines and of `kernels/track.cu`.
+pub(crate) fn refine_converged(eta: f64, eta_prev: f64, it: u32, last: bool, tol: f64) -> bool {
+    eta <= tol * 1e-2 || (eta <= tol && (last || (it >= 1 && eta > 0.5 * eta_prev)))
+}
+
 /// Euclidean norm.
 pub(crate) fn norm(v: &[C64]) -> f64 {
     v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt()
@@ -489,26 +542,100 @@ pub(crate) fn projective_to_log(y: &mut [C64]) {
     *y.last_mut().expect("a homogeneous point") = C64::new(0.0, 0.0);
 }
 
-/// True when a path at `τ` (after an accepted step) changes coordinates: from log (`log`)
-/// to projective once `max_j Re z_j − min_j Re z_j` is at most [`LOG_SWITCH_SPREAD`]
-/// ([`LOG_SWITCH_SPREAD_ENDGAME`] in the endgame zone); from projective back to log before
-/// the endgame zone when [`wants_log`] at the tracker's `to_log_spread`. The rule of both
-/// step machines (`PathState`, the resident `Slot`).
-pub(crate) fn switches_coordinates(y: &[C64], log: bool, tau: f64, opts: &TrackerOptions) -> bool {
+/// The relative rounding error `NOISE_FACTOR·κ·ε·e^σ` of the smallest coordinate of a
+/// projective point whose coordinates spread over `σ` (in `ln`), at condition `cond`:
+/// the solve's absolute error `κ·ε` on a coordinate `e^σ` times smaller than the largest.
+pub(crate) fn smallest_rounding(cond: f64, spread: f64) -> f64 {
+    NOISE_FACTOR * cond * f64::EPSILON * spread.exp()
+}
+
+/// `max_j ln|y_j| − min_j ln|y_j|` of a projective point (∞ with a zero coordinate), or
+/// `max_j Re z_j − min_j Re z_j` of a point in log coordinates (`log`).
+pub(crate) fn spread(y: &[C64], log: bool) -> f64 {
     if log {
-        let limit = if tau > opts.endgame_tau {
-            LOG_SWITCH_SPREAD_ENDGAME
-        } else {
-            LOG_SWITCH_SPREAD
-        };
         let (lo, hi) = y
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), z| {
                 (a.min(z.re), b.max(z.re))
             });
-        hi - lo <= limit
+        return hi - lo;
+    }
+    let (lo, hi) = y.iter().fold((f64::INFINITY, 0.0f64), |(a, b), z| {
+        let m = z.norm();
+        (a.min(m), b.max(m))
+    });
+    if lo > 0.0 {
+        (hi / lo).ln()
     } else {
-        tau < opts.endgame_tau && wants_log(y, opts.to_log_spread)
+        f64::INFINITY
+    }
+}
+
+/// Before the endgame zone a projective path of a polyhedral homotopy (finite
+/// `to_log_spread`) spread over more than this (in `ln`, e^9.2 = 1e4) goes to log
+/// coordinates once its smallest coordinate's relative rounding error
+/// ([`smallest_rounding`]) exceeds [`TO_LOG_ROUNDING`], whatever [`TO_LOG_SPREAD`] says
+/// On the first pass only ([`super::TrackerOptions::rounding_switch`]).
+pub const ROUNDING_SWITCH_MIN_SPREAD: f64 = 9.2;
+/// See [`ROUNDING_SWITCH_MIN_SPREAD`]. The sparse chain `x_k·x_{k+1}^9 − 1,
+/// x_{n−1}^10 − 1` (n = 4, polyhedral start) has paths whose `ln|x_0|` rises to 100 (n = 8:
+/// 1.7e6) at τ ≈ −0.7 and falls back to 0 at t = 1: tracked projectively to the spread 33 of
+/// [`TO_LOG_SPREAD`], their smallest coordinates (κ ≈ 800 in projective coordinates, 9 in
+/// log coordinates) had no digit left well before it, and every path was lost.
+pub const TO_LOG_ROUNDING: f64 = 1e-8;
+/// ... and such a path, in log coordinates before the endgame zone, goes back to projective
+/// ones only where its smallest coordinate would keep a relative rounding error below this
+/// (κ the log coordinates' estimate): a hundred times below [`TO_LOG_ROUNDING`], so that
+/// paths do not switch back and forth.
+pub const FROM_LOG_ROUNDING: f64 = 1e-10;
+
+/// In the endgame zone a path of a polyhedral homotopy in log coordinates spread over more
+/// than [`LOG_SWITCH_SPREAD`] goes to projective ones (below [`LOG_SWITCH_SPREAD_ENDGAME`])
+/// only where its smallest coordinate keeps a relative rounding error below this. The
+/// sparse chain (n = 6…8) enters the zone spread over e^1000 and more: switched at e^600,
+/// its smallest coordinates underflowed in the evaluation and every direction was
+/// non-finite.
+pub const ZONE_FROM_LOG_ROUNDING: f64 = 1e-6;
+
+/// True when a path at `τ` (after an accepted step, condition estimate `cond`) changes
+/// coordinates: from log (`log`) to projective once `max_j Re z_j − min_j Re z_j` is at
+/// most [`LOG_SWITCH_SPREAD`] ([`LOG_SWITCH_SPREAD_ENDGAME`] in the endgame zone) and, on a
+/// polyhedral homotopy, the smallest coordinate would keep its digits
+/// ([`FROM_LOG_ROUNDING`] before the zone; [`ZONE_FROM_LOG_ROUNDING`] in it, above
+/// [`LOG_SWITCH_SPREAD`]); from projective back to log before the endgame zone when
+/// [`wants_log`] at the tracker's `to_log_spread`, or (polyhedral homotopies) when the
+/// smallest coordinate has lost its digits ([`TO_LOG_ROUNDING`]). The rule of both step
+/// machines (`PathState`, the resident `Slot`) and of `kernels/track.cu`.
+pub(crate) fn switches_coordinates(
+    y: &[C64],
+    log: bool,
+    tau: f64,
+    cond: f64,
+    opts: &TrackerOptions,
+) -> bool {
+    let zone = tau > opts.endgame_tau;
+    let polyhedral = opts.to_log_spread.is_finite();
+    if log {
+        let sp = spread(y, true);
+        if zone {
+            sp <= LOG_SWITCH_SPREAD_ENDGAME
+                && (!polyhedral
+                    || sp <= LOG_SWITCH_SPREAD
+                    || smallest_rounding(cond, sp) <= ZONE_FROM_LOG_ROUNDING)
+        } else {
+            sp <= LOG_SWITCH_SPREAD
+                && (!polyhedral || smallest_rounding(cond, sp) <= FROM_LOG_ROUNDING)
+        }
+    } else {
+        tau < opts.endgame_tau
+            && polyhedral
+            && (wants_log(y, opts.to_log_spread) || {
+                let sp = spread(y, false);
+                opts.rounding_switch
+                    && sp.is_finite()
+                    && sp > ROUNDING_SWITCH_MIN_SPREAD
+                    && smallest_rounding(cond, sp) > TO_LOG_ROUNDING
+            })
     }
 }
 
@@ -589,6 +716,7 @@ impl PathState {
             omega: f64::INFINITY,
             omega_cond: 1.0,
             unconfirmed: 0,
+            switched_at: None,
         }
     }
 
@@ -800,7 +928,12 @@ impl PathState {
             if self.samples.len() == MAX_SAMPLES {
                 self.samples.remove(0);
             }
-            self.samples.push((self.tau, self.y.clone()));
+            // Projective, whatever the coordinates the path is in: the valuations read y_n.
+            let mut y = self.y.clone();
+            if self.log {
+                log_to_projective(&mut y);
+            }
+            self.samples.push((self.tau, y));
             if self.sample_conds.len() == 3 {
                 self.sample_conds.remove(0);
             }
@@ -937,7 +1070,16 @@ impl PathState {
         match self.phase {
             Phase::Refine(it) => {
                 if !ok {
-                    return Some(self.finish(TrackCode::Failed("singular start point".into())));
+                    let why = match self.switched_at {
+                        // Not the start point: the point the path reached, in its new
+                        // coordinates (coordinates far below the largest underflow there).
+                        Some(tau) => format!(
+                            "non-finite directions after the switch to {} coordinates at τ = {tau:.3e}",
+                            if self.log { "log" } else { "projective" }
+                        ),
+                        None => "singular start point".into(),
+                    };
+                    return Some(self.finish(TrackCode::Failed(why)));
                 }
                 let eta = norm(newton);
                 self.y.iter_mut().zip(newton).for_each(|(a, b)| *a += b);
@@ -945,9 +1087,10 @@ impl PathState {
                     normalize(&mut self.y);
                 }
                 self.cond = cond;
-                if eta <= opts.corrector_tol * 1e-2
-                    || (it + 1 >= opts.max_refine_iters && eta <= opts.corrector_tol)
-                {
+                let last = it + 1 >= opts.max_refine_iters;
+                let converged = refine_converged(eta, self.eta_prev, it, last, opts.corrector_tol);
+                self.eta_prev = eta;
+                if converged {
                     self.k[0].copy_from_slice(euler);
                     self.begin_step(opts);
                 } else if it + 1 >= opts.max_refine_iters {
@@ -1008,7 +1151,7 @@ impl PathState {
                 if !ok {
                     return self.reject(opts, "non-finite Newton step");
                 }
-                let eta = norm(newton);
+                let eta = correction_size(newton, &self.yc, self.log, cond, opts.corrector_tol);
                 // Newton cannot resolve steps below the rounding level κ·ε of the solve.
                 let noise = NOISE_FACTOR * cond * f64::EPSILON;
                 if it == 1 {
@@ -1090,10 +1233,11 @@ impl PathState {
                     if self.tau >= opts.tau_end {
                         return Some(self.finish(TrackCode::Reached));
                     }
-                    if switches_coordinates(&self.y, self.log, self.tau, opts) {
+                    if switches_coordinates(&self.y, self.log, self.tau, self.cond, opts) {
                         // New coordinates: directions must be recomputed there.
                         switch_coordinates(&mut self.y, self.log);
                         self.log = !self.log;
+                        self.switched_at = Some(self.tau);
                         self.omega = f64::INFINITY;
                         self.phase = Phase::Refine(0);
                         self.eval_y.copy_from_slice(&self.y);

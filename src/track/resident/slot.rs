@@ -40,10 +40,11 @@ use crate::endgame::homogenizing_valuation;
 use crate::eval::Residual;
 use crate::track::dd::DD_CHECKPOINT_S;
 use crate::track::path::{
-    beyond_double, beyond_double_reason, finite, heading_to_infinity, log_to_projective,
-    newton_converged, norm, normalize, overshoots_log_switch, regime, settled_valuation,
-    stable_divergence, stalled_reason, step_factor, switch_coordinates, switches_coordinates,
-    Regime, DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO, STAGNATION_TOL,
+    beyond_double, beyond_double_reason, correction_size, finite, heading_to_infinity,
+    log_to_projective, newton_converged, norm, normalize, overshoots_log_switch, refine_converged,
+    regime, settled_valuation, stable_divergence, stalled_reason, step_factor, switch_coordinates,
+    switches_coordinates, Regime, DIVERGENCE_S, MAX_SAMPLES, NOISE_FACTOR, SAMPLE_RATIO,
+    STAGNATION_TOL,
 };
 use crate::track::{TrackCode, TrackerOptions};
 use num_complex::Complex64 as C64;
@@ -340,9 +341,10 @@ impl Slot {
                 normalize(&mut self.y);
             }
             self.cond = cond;
-            if eta <= opts.corrector_tol * 1e-2
-                || (it + 1 >= opts.max_refine_iters && eta <= opts.corrector_tol)
-            {
+            let last = it + 1 >= opts.max_refine_iters;
+            let converged = refine_converged(eta, self.eta_prev, it, last, opts.corrector_tol);
+            self.eta_prev = eta;
+            if converged {
                 self.k[0].copy_from_slice(euler);
                 self.begin_step(opts);
             } else if it + 1 >= opts.max_refine_iters {
@@ -383,7 +385,7 @@ impl Slot {
         if !ok {
             return self.reject(opts, F_NONFINITE_NEWTON);
         }
-        let eta = norm(newton);
+        let eta = correction_size(newton, &self.yc, self.log, cond, opts.corrector_tol);
         let noise = NOISE_FACTOR * cond * f64::EPSILON;
         if it == 1 {
             self.eta_first = eta;
@@ -462,7 +464,7 @@ impl Slot {
             };
             return;
         }
-        if switches_coordinates(&self.y, self.log, self.tau, opts) {
+        if switches_coordinates(&self.y, self.log, self.tau, self.cond, opts) {
             // New coordinates: refine there (phase 0) before the next step.
             switch_coordinates(&mut self.y, self.log);
             self.log = !self.log;
