@@ -103,7 +103,8 @@ struct RtOpts {
     double valuation_tol, divergence_s, eta_target_endgame, loose_min_ratio, to_log_overshoot,
         eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s, dd_entry_s,
         beyond_double_min_cond, beyond_double_min_rate, double_cond_limit;
-    unsigned int dd_residuals, stop_beyond_double, zone_steps_to_infinity, slots_finish_diverging;
+    unsigned int dd_residuals, stop_beyond_double, zone_steps_to_infinity, slots_finish_diverging,
+        rounding_switch;
 };
 
 
@@ -159,10 +160,6 @@ __device__ __noinline__ bool rt_wants_log(const double2* y, double spread) {
 // them equal by hand.
 #define RT_RELATIVE_SCALE 1e-2
 #define RT_ROUNDING_SWITCH_MIN_SPREAD 9.2
-// TrackerOptions::rounding_switch is not in RtOpts yet (src/backend/cuda/resident.rs):
-// the kernel takes it as on, also in recovery rounds, where slot.rs and the host have it
-// off. It belongs in RtOpts.
-#define RT_ROUNDING_SWITCH_ON true
 #define RT_TO_LOG_ROUNDING 1e-8
 #define RT_FROM_LOG_ROUNDING 1e-10
 #define RT_ZONE_FROM_LOG_ROUNDING 1e-6
@@ -564,7 +561,7 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         }
     } else if (t < o.endgame_tau && isfinite(o.to_log_spread) &&
                (rt_wants_log(y, o.to_log_spread) ||
-                (RT_ROUNDING_SWITCH_ON &&
+                (o.rounding_switch &&
                  rt_projective_spread(y) > RT_ROUNDING_SWITCH_MIN_SPREAD &&
                  isfinite(rt_projective_spread(y)) &&
                  rt_smallest_rounding(cond, rt_projective_spread(y), o) > RT_TO_LOG_ROUNDING))) {

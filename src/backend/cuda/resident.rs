@@ -108,6 +108,9 @@ struct RtOpts {
     /// 1: slots carry paths heading to infinity to their end
     /// (`TrackerOptions::slots_finish_diverging`).
     slots_finish_diverging: u32,
+    /// 1: polyhedral paths switch to log coordinates where projective ones lose their
+    /// digits (`TrackerOptions::rounding_switch`).
+    rounding_switch: u32,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -151,6 +154,7 @@ impl RtOpts {
             stop_beyond_double: o.stop_beyond_double as u32,
             zone_steps_to_infinity: ZONE_STEPS_TO_INFINITY,
             slots_finish_diverging: o.slots_finish_diverging as u32,
+            rounding_switch: o.rounding_switch as u32,
         }
     }
 }
