@@ -859,15 +859,8 @@ impl Backend for CudaBackend {
         self.extended_jacobians_with(pts, out, false)
     }
 
-    fn directions(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
-        let (ys, taus) = (pts.ys, pts.taus);
-        let nn = self.loaded()?.nn;
-        self.check_sizes(ys, taus, nn, out.euler.len())?;
-        self.check_kinds(pts)?;
-        let p = taus.len();
-        if out.newton.len() != p * nn || out.cond.len() != p {
-            return Err(Error::Internal("CUDA backend: output sizes".into()));
-        }
+    fn directions(&mut self, pts: &Points<'_>, mut out: DirectionsOut<'_>) -> Result<()> {
+        let (nn, p) = self.check_directions(pts, &out)?;
         if self.host_offload.is_some() && p <= HOST_ROUND {
             let Some(l) = self.loaded.as_ref() else {
                 return Err(Error::Internal("backend used before set_homotopy".into()));
@@ -886,11 +879,7 @@ impl Backend for CudaBackend {
                 b.newton.ptr,
                 b.cond.ptr,
             )?;
-            this.dev
-                .dtoh(&mut out.euler[done * nn..(done + q) * nn], &b.euler)?;
-            this.dev
-                .dtoh(&mut out.newton[done * nn..(done + q) * nn], &b.newton)?;
-            this.dev.dtoh(&mut out.cond[done..done + q], &b.cond)
+            this.download_directions(done, q, nn, &mut out)
         })?;
         if let Some(c) = self.host_offload {
             self.resolve_on_host(pts, out, |pts, i, cond| wants_dd(pts, i, || !(cond <= c)));
@@ -922,24 +911,21 @@ impl CudaBackend {
     /// host's own paths of a resident run (endgames, Cauchy loops) get their directions
     /// ([`crate::track::resident::ResidentTracker::device_directions`]): their evaluations
     /// are most of a large solve's work.
-    pub fn directions_on_device(&mut self, pts: &Points<'_>, out: DirectionsOut<'_>) -> Result<()> {
+    pub fn directions_on_device(
+        &mut self,
+        pts: &Points<'_>,
+        mut out: DirectionsOut<'_>,
+    ) -> Result<()> {
         use crate::backend::cpu::ACCURATE_RESIDUAL_TAU;
         use crate::eval::Residual;
-        let (ys, taus) = (pts.ys, pts.taus);
-        let nn = self.loaded()?.nn;
-        self.check_sizes(ys, taus, nn, out.euler.len())?;
-        self.check_kinds(pts)?;
-        let p = taus.len();
-        if out.newton.len() != p * nn || out.cond.len() != p {
-            return Err(Error::Internal("CUDA backend: output sizes".into()));
-        }
+        let (nn, p) = self.check_directions(pts, &out)?;
         let selected: Vec<u8> = (0..p)
             .map(|i| {
                 let dd = !pts.is_log(i)
                     && match pts.residual(i) {
                         Residual::EulerOnly => false,
                         Residual::DoubleDouble => true,
-                        Residual::Adaptive => taus[i].re >= ACCURATE_RESIDUAL_TAU,
+                        Residual::Adaptive => pts.taus[i].re >= ACCURATE_RESIDUAL_TAU,
                     };
                 dd as u8
             })
@@ -967,11 +953,7 @@ impl CudaBackend {
                     cond: b.cond.ptr,
                 },
             )?;
-            this.dev
-                .dtoh(&mut out.euler[done * nn..(done + q) * nn], &b.euler)?;
-            this.dev
-                .dtoh(&mut out.newton[done * nn..(done + q) * nn], &b.newton)?;
-            this.dev.dtoh(&mut out.cond[done..done + q], &b.cond)
+            this.download_directions(done, q, nn, &mut out)
         })?;
         self.resolve_on_host(pts, out, |_, _, cond| !cond.is_finite());
         Ok(())
@@ -1002,6 +984,42 @@ impl CudaBackend {
         let side = self.side.as_mut().expect("made above");
         side.dev.bind()?;
         side.directions_on_device(pts, out)
+    }
+
+    /// Checks the points' kinds and the outputs' sizes of a directions call; returns
+    /// (coordinates per point, points).
+    fn check_directions(
+        &self,
+        pts: &Points<'_>,
+        out: &DirectionsOut<'_>,
+    ) -> Result<(usize, usize)> {
+        let nn = self.loaded()?.nn;
+        self.check_sizes(pts.ys, pts.taus, nn, out.euler.len())?;
+        self.check_kinds(pts)?;
+        let p = pts.taus.len();
+        if out.newton.len() != p * nn || out.cond.len() != p {
+            return Err(Error::Internal("CUDA backend: output sizes".into()));
+        }
+        Ok((nn, p))
+    }
+
+    /// Copies the directions of chunk `done .. done + q` from the buffers into `out`.
+    fn download_directions(
+        &self,
+        done: usize,
+        q: usize,
+        nn: usize,
+        out: &mut DirectionsOut<'_>,
+    ) -> Result<()> {
+        let b = self
+            .bufs
+            .as_ref()
+            .ok_or_else(|| Error::Internal("CUDA buffers not allocated".into()))?;
+        self.dev
+            .dtoh(&mut out.euler[done * nn..(done + q) * nn], &b.euler)?;
+        self.dev
+            .dtoh(&mut out.newton[done * nn..(done + q) * nn], &b.newton)?;
+        self.dev.dtoh(&mut out.cond[done..done + q], &b.cond)
     }
 
     /// Solves again on the host the points that `pick(pts, i, condition estimate)` selects

@@ -186,7 +186,37 @@ fn step_group(
     opts: &TrackerOptions,
     ends: &mut Vec<PathEnd>,
 ) -> Result<(u64, u64)> {
+    let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
+        directions_alone(layout, pts, out, scratch);
+        Ok(())
+    };
     let mut round = Round::default();
+    step_rounds(
+        &mut dirs,
+        &mut round,
+        group,
+        steps,
+        (nh, m),
+        default_lifts,
+        opts,
+        ends,
+    )
+}
+
+/// `steps` rounds of `group` (fewer when all ended), each ONE call of `dirs` for all its
+/// paths, the paths advanced on this thread; the paths that end leave `group` for `ends`,
+/// in the order they ended. Returns the (evaluations, rounds) done.
+#[allow(clippy::too_many_arguments)]
+fn step_rounds(
+    dirs: &mut super::DirectionsFn<'_>,
+    round: &mut Round,
+    group: &mut Vec<PathState>,
+    steps: u32,
+    (nh, m): (usize, usize),
+    default_lifts: &[f64],
+    opts: &TrackerOptions,
+    ends: &mut Vec<PathEnd>,
+) -> Result<(u64, u64)> {
     let (mut evaluations, mut rounds) = (0u64, 0u64);
     for _ in 0..steps {
         if group.is_empty() {
@@ -194,24 +224,11 @@ fn step_group(
         }
         evaluations += group.len() as u64;
         rounds += 1;
-        let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
-            directions_alone(layout, pts, out, scratch);
-            Ok(())
-        };
         let mut ended = |e: PathEnd| {
             ends.push(e);
             Ok(())
         };
-        round.run(
-            &mut dirs,
-            None,
-            group,
-            nh,
-            m,
-            default_lifts,
-            opts,
-            &mut ended,
-        )?;
+        round.run(dirs, None, group, nh, m, default_lifts, opts, &mut ended)?;
     }
     Ok((evaluations, rounds))
 }
@@ -234,39 +251,27 @@ fn step_on_device(
     default_lifts: &[f64],
     opts: &TrackerOptions,
 ) -> Result<(Vec<PathEnd>, u64, u64)> {
+    let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
+        let t = std::time::Instant::now();
+        let r = rt.device_directions(pts, out).unwrap_or_else(|| {
+            Err(crate::error::Error::Internal(
+                "host paths sent to a device that computes no directions".into(),
+            ))
+        });
+        *in_directions += t.elapsed().as_secs_f64();
+        r
+    };
     let mut ends = Vec::new();
-    let (mut evaluations, mut rounds) = (0u64, 0u64);
-    for _ in 0..steps {
-        if host.is_empty() {
-            break;
-        }
-        evaluations += host.len() as u64;
-        rounds += 1;
-        let mut dirs = |pts: &Points<'_>, out: DirectionsOut<'_>| {
-            let t = std::time::Instant::now();
-            let r = rt.device_directions(pts, out).unwrap_or_else(|| {
-                Err(crate::error::Error::Internal(
-                    "host paths sent to a device that computes no directions".into(),
-                ))
-            });
-            *in_directions += t.elapsed().as_secs_f64();
-            r
-        };
-        let mut ended = |e: PathEnd| {
-            ends.push(e);
-            Ok(())
-        };
-        round.run(
-            &mut dirs,
-            None,
-            host,
-            nh,
-            m,
-            default_lifts,
-            opts,
-            &mut ended,
-        )?;
-    }
+    let (evaluations, rounds) = step_rounds(
+        &mut dirs,
+        round,
+        host,
+        steps,
+        (nh, m),
+        default_lifts,
+        opts,
+        &mut ends,
+    )?;
     Ok((ends, evaluations, rounds))
 }
 
