@@ -24,10 +24,10 @@
 // With SEG ≤ 16 the pivot row is left as it is by f = 0, without a divergent branch (its
 // update of itself adds 0·p), and the kernel is held to 128 registers (four blocks per
 // multiprocessor; 134 without the bound): cyclic-14 p = 1000 7.50 → 7.31 ms, p = 10⁶
-// 7.89e7 → 8.02e7 path-steps/s (session 28). With SEG = 32 the branch stays: there the
+// 7.89e7 → 8.02e7 path-steps/s. With SEG = 32 the branch stays: there the
 // predicated form took 228 registers (chandra-24 1.96e7 → 1.64e7), and bound to 168 → 128
 // it spilled 320 bytes. A minimum of one block is not the same as none: it let NVRTC take
-// 228 registers for SEG = 32 (chandra-24 p = 10⁶ 1.97e7 → 1.61e7, session 29), so SEG = 32
+// 228 registers for SEG = 32 (chandra-24 p = 10⁶ 1.97e7 → 1.61e7), so SEG = 32
 // keeps the plain bound.
 #define GJ_PREDICATED (SEG < 32)
 #if SEG < 32
