@@ -521,23 +521,9 @@ impl<'a> Refiner<'a> {
                 let v = homogenizing_valuation(&end.samples, self.tau_end);
                 if let Some(refined) = dd {
                     y = refined;
-                } else if rel < INFINITY_TOL && v.map_or(true, |v| v > 2.0 * VALUATION_TOL) {
-                    // |y_n| still shrinking like s^v on the last endgame samples (or none
-                    // taken): the path diverges.
+                } else if rel < INFINITY_TOL {
                     ep.valuation = v;
                     ep.status = Status::AtInfinity;
-                } else if rel < INFINITY_TOL {
-                    // |y_n| is small but no longer shrinking (valuation ≈ 0) and double-double
-                    // found no finite root there: not a path to infinity. Failed, so that
-                    // recovery tracks it again (re-tracked paths of the sparse chain
-                    // `x_k·x_{k+1}^9 − 1, x_{n−1}^10 − 1` ended so, off the homotopy, and were
-                    // put at infinity).
-                    ep.valuation = v;
-                    ep.reason = Some(format!(
-                        "no convergence at t = 1 (|y_n| = {rel:.1e}, valuation {:.3}, last Newton step {:.1e})",
-                        v.unwrap_or(0.0),
-                        nw.eta
-                    ));
                 } else {
                     let (x, residual) = self.affine(&y);
                     ep.coordinates = Some(x);
