@@ -151,6 +151,23 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Refinement of endpoints at t = 1 (`post::Refiner::process`, which the solver runs on
+    /// every endpoint): microseconds per endpoint on one thread, in all and by part (Newton
+    /// in double, the condition number, the relative residual), for endpoints placed at the
+    /// solutions of a `-o` file of an earlier solve, moved off them by a relative 1e-9 as a
+    /// tracker leaves them.
+    Refine {
+        /// The system (family name with size, or a file).
+        system: String,
+        /// JSON Lines of an earlier `solve -o` of that system.
+        #[arg(long)]
+        from: std::path::PathBuf,
+        /// Endpoints to refine, at most.
+        #[arg(long, default_value_t = 2000)]
+        count: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// The CUDA backend alone: `steps` device-resident Euler–Newton steps (one Euler
     /// prediction + one Newton iteration) of p paths (T. Chen, Tables 1–2).
     Step {
@@ -226,6 +243,12 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             threads,
         } => bench_eval(systems, p, *threads),
         BenchWhat::Dd { systems, seed } => bench_dd(systems, *seed),
+        BenchWhat::Refine {
+            system,
+            from,
+            count,
+            seed,
+        } => bench_refine(system, from, *count, *seed),
         BenchWhat::Tally {
             nonsingular,
             singular,
@@ -379,6 +402,115 @@ fn seconds_per_call(mut f: impl FnMut() -> Result<()>) -> Result<f64> {
         reps += 1;
     }
     Ok(clock.elapsed().as_secs_f64() / reps as f64)
+}
+
+/// See [`BenchWhat::Refine`].
+fn bench_refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> Result<i32> {
+    use crate::track::{PathEnd, TrackCode};
+    let sys = system_by_name(name)?;
+    let n = sys.n();
+    let text = std::fs::read_to_string(from)
+        .map_err(|e| Error::Usage(format!("bench refine: cannot read {}: {e}", from.display())))?;
+    let mut rng = rng_for(seed);
+    let mut ends = Vec::new();
+    for line in text.lines() {
+        if ends.len() >= count {
+            break;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v.get("status").and_then(|s| s.as_str()) != Some("nonsingular") {
+            continue;
+        }
+        let Some(c) = v.get("coordinates").and_then(|c| c.as_array()) else {
+            continue;
+        };
+        let x: Vec<C64> = c
+            .iter()
+            .filter_map(|p| Some(C64::new(p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
+            .collect();
+        if x.len() != n {
+            return Err(Error::Usage(format!(
+                "bench refine: {} has {} coordinates per solution, {name} {n} variables",
+                from.display(),
+                x.len()
+            )));
+        }
+        let mut y: Vec<C64> = x.into_iter().chain([C64::new(1.0, 0.0)]).collect();
+        let s = y.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        y.iter_mut().for_each(|z| {
+            *z = *z / s
+                * (1.0 + 1e-9 * C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
+        });
+        ends.push(PathEnd {
+            path: ends.len() as u64,
+            y,
+            tau: 0.0,
+            code: TrackCode::Reached,
+            accepted: 0,
+            rejected: 0,
+            cond: 1.0,
+            samples: Vec::new(),
+            checkpoint: None,
+            lifts: None,
+        });
+    }
+    if ends.is_empty() {
+        return Err(Error::Usage(format!(
+            "bench refine: no nonsingular solutions in {}",
+            from.display()
+        )));
+    }
+    let refiner = crate::post::Refiner::new(&sys, 0.0);
+    let per = |secs: f64| secs / ends.len() as f64 * 1e6;
+    // CPU seconds of this process (one thread works): a loaded machine does not inflate them.
+    let clock = || crate::report::usage::process_cpu_seconds().unwrap_or(f64::NAN);
+    let start = clock();
+    let nonsingular = ends
+        .iter()
+        .map(|e| refiner.process(e.clone()))
+        .filter(|e| e.status == crate::post::Status::Nonsingular)
+        .count();
+    let process = per(clock() - start);
+    let (newton, condition) = refiner.time_parts(&ends, clock);
+    let start = clock();
+    let mut sink = 0.0;
+    for e in &ends {
+        let x: Vec<C64> = e.y[..n].iter().map(|z| z / e.y[n]).collect();
+        sink += sys.relative_residual(&x);
+    }
+    let residual = per(clock() - start);
+    println!("# pathtrack bench refine (one thread, CPU time in 10 ms ticks): µs per endpoint of Refiner::process, and its parts");
+    println!(
+        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10} {:>14} {:>12}",
+        "system",
+        "n",
+        "terms",
+        "endpoints",
+        "nonsingular",
+        "process",
+        "newton (double)",
+        "condition"
+    );
+    println!(
+        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10.1} {:>14.1} {:>12.1}   residual {:.1} µs{}",
+        name,
+        n,
+        sys.equations.iter().map(|f| f.terms.len()).sum::<usize>(),
+        ends.len(),
+        nonsingular,
+        process,
+        per(newton),
+        per(condition),
+        residual,
+        if sink.is_nan() {
+            " (NaN residuals)"
+        } else {
+            ""
+        }
+    );
+    Ok(0)
 }
 
 /// See [`BenchWhat::Tally`].

@@ -1,8 +1,9 @@
-//! SIGINT and SIGTERM during `solve`: the `-o` file keeps every whole line (each is flushed
-//! as it is written, and the signal waits for a line being written), a partial summary is
-//! printed (stdout, as the summary would be: a table, or one JSON object with `--json`),
-//! and the process exits with 128 + the signal's number (130, 143). `solve --resume`
-//! continues from the file.
+//! SIGINT and SIGTERM during `solve`: the `-o` file keeps every whole line (the lines are
+//! written and flushed in batches while the run's state is held, [`Held`], and the signal
+//! waits for the batch; the line writer empties its queue first, [`draining`]), a partial
+//! summary is printed (stdout, as the summary would be: a table, or one JSON object with
+//! `--json`), and the process exits with 128 + the signal's number (130, 143).
+//! `solve --resume` continues from the file.
 //!
 //! The signals are caught by a thread of `signal-hook`; the counts it prints are kept by
 //! [`Partial::endpoint`] as lines are written.
@@ -53,6 +54,7 @@ pub fn install(json: bool, output: Option<&std::path::Path>, resumed: u64) -> Re
         .name("signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                DRAINING.store(true, std::sync::atomic::Ordering::SeqCst);
                 let state = lock();
                 if let Some(p) = state.as_ref() {
                     eprintln!();
@@ -71,6 +73,33 @@ fn lock() -> std::sync::MutexGuard<'static, Option<Partial>> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Set once a signal came: the line writer writes every line queued before letting it end
+/// the process.
+static DRAINING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// True once a signal is waiting for the lines queued to be written.
+pub fn draining() -> bool {
+    DRAINING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// The run's state, held while a batch of lines is written and flushed: a signal waits
+/// for it to be released.
+pub struct Held(std::sync::MutexGuard<'static, Option<Partial>>);
+
+/// Holds the state (see [`Held`]).
+pub fn hold() -> Held {
+    Held(lock())
+}
+
+impl Held {
+    /// Counts `e`, whose line is written.
+    pub fn count(&mut self, e: &Endpoint) {
+        if let Some(s) = self.0.as_mut() {
+            s.count(e);
+        }
+    }
+}
+
 /// Records a phase of the solve.
 pub fn phase(p: &Phase) {
     if let Some(s) = lock().as_mut() {
@@ -85,29 +114,22 @@ pub fn phase(p: &Phase) {
     }
 }
 
-/// Counts `e` and runs `write` (its line) while holding the state, so that a signal waits
-/// for the line to be whole.
-pub fn endpoint(e: &Endpoint, write: impl FnOnce() -> Result<()>) -> Result<()> {
-    let mut state = lock();
-    write()?;
-    if let Some(s) = state.as_mut() {
+impl Partial {
+    fn count(&mut self, e: &Endpoint) {
         if e.attempt > 0 {
-            s.recovery_lines += 1;
+            self.recovery_lines += 1;
         } else {
             *match e.status {
-                Status::Nonsingular => &mut s.nonsingular,
+                Status::Nonsingular => &mut self.nonsingular,
                 // PositiveDimensional comes after recovery (attempt ≥ 1), never here.
-                Status::Singular | Status::PositiveDimensional => &mut s.singular,
-                Status::AtInfinity => &mut s.at_infinity,
-                Status::OutsideTorus => &mut s.outside_torus,
-                Status::Failed => &mut s.failed,
+                Status::Singular | Status::PositiveDimensional => &mut self.singular,
+                Status::AtInfinity => &mut self.at_infinity,
+                Status::OutsideTorus => &mut self.outside_torus,
+                Status::Failed => &mut self.failed,
             } += 1;
         }
     }
-    Ok(())
-}
 
-impl Partial {
     fn finished(&self) -> u64 {
         self.resumed
             + self.nonsingular

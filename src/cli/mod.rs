@@ -53,6 +53,7 @@ pub mod count;
 pub mod external;
 pub mod generate;
 pub mod interrupt;
+pub mod line_writer;
 pub mod m2;
 pub mod merge;
 pub mod monodromy;

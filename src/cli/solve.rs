@@ -5,7 +5,7 @@ use crate::backend::cuda::{CudaBackend, EvalMethod, SolveMethod};
 use crate::backend::Backend;
 use crate::certify::{summarize, Certificate, Certifier, CertifySummary};
 use crate::error::{Error, Result};
-use crate::report::formats::{write_solutions_as, EndpointWriter, SolutionFormat};
+use crate::report::formats::{write_solutions_as, SolutionFormat};
 use crate::report::progress::{Phase, Progress};
 use crate::report::summary_table;
 use crate::solver::{solve, Observer, SolveOptions, StartKind};
@@ -260,7 +260,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     opts.tracker = tracker;
     struct Cli<'s> {
         progress: Progress,
-        writer: EndpointWriter,
+        writer: super::line_writer::LineWriter,
         certify: Option<PathCertificates<'s>>,
         over: Option<&'s crate::witness::excess::Overdetermined>,
     }
@@ -271,16 +271,15 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
             self.progress.endpoint(e.path, e.attempt);
-            super::interrupt::endpoint(e, || {
-                let mut keys = match &mut self.certify {
-                    Some(c) => c.add(e),
-                    None => Default::default(),
-                };
-                if let Some(o) = self.over {
-                    keys.extend(o.endpoint_keys(e));
-                }
-                self.writer.write_with(e, keys)
-            })
+            let mut keys = match &mut self.certify {
+                Some(c) => c.add(e),
+                None => Default::default(),
+            };
+            if let Some(o) = self.over {
+                keys.extend(o.endpoint_keys(e));
+            }
+            // Written and counted for a signal's summary on the writer's thread.
+            self.writer.write_with(e, keys)
         }
     }
     #[cfg(feature = "mpi")]
@@ -295,7 +294,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     super::interrupt::install(a.json, a.output.as_deref(), resumed)?;
     let mut obs = Cli {
         progress: Progress::new(a.quiet),
-        writer,
+        writer: super::line_writer::LineWriter::start(writer)?,
         certify: a.certify.then(|| PathCertificates::new(&system)),
         over: over.as_ref(),
     };
@@ -324,7 +323,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         )?;
     }
     obs.progress.finish();
-    obs.writer.finish()?;
+    obs.writer.finish()?.finish()?;
     if let Some(path) = &a.solutions {
         write_solutions_as(path, a.format, &summary.solutions, &system.variables)?;
     }

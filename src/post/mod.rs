@@ -336,23 +336,56 @@ impl<'a> Refiner<'a> {
         let nh = self.layout.nh;
         let mut a = vec![C64::new(0.0, 0.0); nh * nh];
         let mut abs_row = vec![0.0f64; nh];
+        // |y_i| once per coordinate: a term's absolute derivative is |c|·e·Π|y_i|^{f_i}.
+        let ay: Vec<f64> = y.iter().map(|v| v.norm()).collect();
+        let mut abs_col = vec![0.0f64; nh];
+        let mut support: Vec<(usize, i32)> = Vec::with_capacity(nh);
+        let mut suffix: Vec<(C64, f64)> = Vec::with_capacity(nh + 1);
+        // Small powers without a call (most exponents are 0 or 1).
+        let pow = |v: C64, f: i32| match f {
+            0 => C64::new(1.0, 0.0),
+            1 => v,
+            _ => v.powi(f),
+        };
+        let pow_abs = |v: f64, f: i32| match f {
+            0 => 1.0,
+            1 => v,
+            _ => v.powi(f),
+        };
         for (k, eq) in self.target.equations.iter().enumerate() {
             let row = &mut a[k * nh..(k + 1) * nh];
-            let mut abs_col = vec![0.0f64; nh];
+            abs_col.iter_mut().for_each(|v| *v = 0.0);
             for t in eq {
-                for (j, &e) in t.exponents.iter().enumerate() {
-                    if e == 0 {
-                        continue;
-                    }
-                    let d: C64 = t
-                        .exponents
+                let c_abs = t.coeff.norm();
+                support.clear();
+                support.extend(
+                    t.exponents
                         .iter()
-                        .zip(y)
                         .enumerate()
-                        .map(|(i, (&f, v))| v.powi(if i == j { f - 1 } else { f }))
-                        .product();
-                    row[j] += t.coeff * e as f64 * d;
-                    abs_col[j] += (t.coeff * e as f64 * d).norm();
+                        .filter(|&(_, &e)| e != 0)
+                        .map(|(i, &e)| (i, e)),
+                );
+                // ∂/∂y_j of c·y^a: c·a_j·Π_i y_i^{a_i − δ_ij} over the term's own variables,
+                // as (product of the factors before j)·y_j^{a_j−1}·(product after j).
+                let m = support.len();
+                suffix.clear();
+                suffix.resize(m + 1, (C64::new(1.0, 0.0), 1.0));
+                for q in (0..m).rev() {
+                    let (i, f) = support[q];
+                    let (s, sa) = suffix[q + 1];
+                    suffix[q] = (s * pow(y[i], f), sa * pow_abs(ay[i], f));
+                }
+                let (mut before, mut before_abs) = (C64::new(1.0, 0.0), 1.0f64);
+                for q in 0..m {
+                    let (j, e) = support[q];
+                    let (after, after_abs) = suffix[q + 1];
+                    let d = before * pow(y[j], e - 1) * after;
+                    let ad = before_abs * pow_abs(ay[j], e - 1) * after_abs;
+                    let scale = e as f64;
+                    row[j] += t.coeff * scale * d;
+                    abs_col[j] += c_abs * scale * ad;
+                    before *= pow(y[j], e);
+                    before_abs *= pow_abs(ay[j], e);
                 }
             }
             abs_row[k] = abs_col.iter().fold(0.0, |m: f64, &v| m.max(v));
@@ -461,6 +494,25 @@ impl<'a> Refiner<'a> {
         (x, residual)
     }
 
+    /// Seconds spent by Newton in double (8 iterations at most, as [`Self::process`] runs it)
+    /// and by the condition number alone, over the endpoints' points, as read by `clock`
+    /// (`bench refine`).
+    pub fn time_parts(&self, ends: &[PathEnd], clock: impl Fn() -> f64) -> (f64, f64) {
+        let start = clock();
+        for e in ends {
+            let mut y = e.y.clone();
+            self.newton(&mut y, 8);
+        }
+        let newton = clock() - start;
+        let start = clock();
+        let mut sink = 0.0;
+        for e in ends {
+            sink += self.condition(&e.y);
+        }
+        std::hint::black_box(sink);
+        (newton, clock() - start)
+    }
+
     /// Classifies one tracked path.
     pub fn process(&self, end: PathEnd) -> Endpoint {
         let nh = self.layout.nh;
@@ -492,8 +544,10 @@ impl<'a> Refiner<'a> {
                 let rel = y[nh - 1].norm();
                 // Well conditioned: κ at most CLUSTER_SINGULAR_COND (1e6), below which a
                 // cluster of several paths counts as path jumping anyway.
+                let mut refined_affine = None;
                 let well_conditioned = rel >= INFINITY_TOL && cond <= CLUSTER_SINGULAR_COND && {
-                    let (_, residual) = self.affine(&y);
+                    let (x, residual) = self.affine(&y);
+                    refined_affine = Some((x, residual));
                     nw.nonsingular(residual)
                 };
                 // Anything else is refined in double-double: an ill-conditioned nonsingular
@@ -525,7 +579,9 @@ impl<'a> Refiner<'a> {
                     ep.valuation = v;
                     ep.status = Status::AtInfinity;
                 } else {
-                    let (x, residual) = self.affine(&y);
+                    // `y` is still Newton's point when the test above computed its affine
+                    // coordinates (double-double, which would move it, did not finish).
+                    let (x, residual) = refined_affine.unwrap_or_else(|| self.affine(&y));
                     ep.coordinates = Some(x);
                     ep.residual = residual;
                     ep.valuation = v;
@@ -939,9 +995,10 @@ pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
     let m = system.equations.len();
     let j = nalgebra::DMatrix::<C64>::from_fn(m, n, |_, _| C64::new(0.0, 0.0));
     let mut j = j;
+    let x_abs: Vec<f64> = x.iter().map(|v| v.norm()).collect();
     for (k, f) in system.equations.iter().enumerate() {
         let g = f.gradient(x);
-        let w = f.size_at(x);
+        let w = f.size_at_moduli(&x_abs);
         for (c, v) in g.iter().enumerate() {
             j[(k, c)] = v / w;
         }

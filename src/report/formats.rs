@@ -198,6 +198,20 @@ impl EndpointWriter {
         }
     }
 
+    /// Off: JSON lines stay buffered until [`Self::flush`] (a list flushes each entry).
+    pub fn set_flush_each(&mut self, on: bool) {
+        if let EndpointWriter::Jsonl(w) = self {
+            w.set_flush_each(on);
+        }
+    }
+
+    pub fn flush(&mut self) -> Result<()> {
+        match self {
+            EndpointWriter::Jsonl(w) => w.flush(),
+            EndpointWriter::List(_) => Ok(()),
+        }
+    }
+
     /// Ends the run: a list is rewritten with one entry per path, in path order.
     pub fn finish(self) -> Result<()> {
         match self {

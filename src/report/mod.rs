@@ -275,10 +275,12 @@ pub fn solution_line(e: &Endpoint) -> Value {
     Value::Object(m)
 }
 
-/// Writes solution lines to a file, flushing each one.
+/// Writes solution lines to a file, flushing each one (or, see
+/// [`SolutionWriter::set_flush_each`], when asked).
 pub struct SolutionWriter {
     out: Option<std::io::BufWriter<std::fs::File>>,
     path: String,
+    flush_each: bool,
 }
 
 impl SolutionWriter {
@@ -293,6 +295,7 @@ impl SolutionWriter {
         Ok(SolutionWriter {
             out,
             path: path.map(|p| p.display().to_string()).unwrap_or_default(),
+            flush_each: true,
         })
     }
 
@@ -305,6 +308,7 @@ impl SolutionWriter {
         Ok(SolutionWriter {
             out: Some(std::io::BufWriter::new(f)),
             path: path.display().to_string(),
+            flush_each: true,
         })
     }
 
@@ -321,10 +325,24 @@ impl SolutionWriter {
             }
             let line = line.to_string();
             writeln!(w, "{line}")
-                .and_then(|_| w.flush())
+                .and_then(|_| if self.flush_each { w.flush() } else { Ok(()) })
                 .map_err(|err| Error::io(format!("writing {}", self.path), err))?;
         }
         Ok(())
+    }
+
+    /// Off: lines stay in the buffer until [`Self::flush`] (a writer of many lines at once).
+    pub fn set_flush_each(&mut self, on: bool) {
+        self.flush_each = on;
+    }
+
+    pub fn flush(&mut self) -> Result<()> {
+        match &mut self.out {
+            Some(w) => w
+                .flush()
+                .map_err(|err| Error::io(format!("writing {}", self.path), err)),
+            None => Ok(()),
+        }
     }
 }
 
