@@ -560,7 +560,7 @@ fn run_start_system(a: &SolveArgs, g: &Path, from: &Path) -> Result<i32> {
     let given = GivenStart {
         homotopy: crate::homotopy::Homotopy::gamma_trick(&system, &start.equations, gamma),
         points: sols.points,
-        tau: super::given::GIVEN_TAU_START,
+        tau: crate::start::given::GIVEN_TAU_START,
         name: "start-system".into(),
         reason: format!("γ(1 − t)·G + t·F from {}", g.display()),
     };

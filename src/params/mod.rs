@@ -5,7 +5,8 @@
 //! - [`values`]: parameter values as the user writes them (`--params`, a CSV of targets)
 //!   and as the outputs carry them;
 //! - [`startfile`]: start solutions read back from an earlier run's JSON Lines;
-//! - [`given`]: start points with their homotopy, tracked by [`crate::solver::solve`];
+//! - [`GivenStart`] (in [`crate::start::given`]): start points with their homotopy, tracked by
+//!   [`crate::solver::solve`];
 //! - [`monodromy`]: all solutions of a generic member from one, around loops in parameter
 //!   space;
 //! - [`cli`]: `solve`'s options `--params`, `--params-file`, `--from`, `--start-system`.
@@ -17,13 +18,12 @@
 
 pub mod cli;
 pub mod family;
-pub mod given;
 pub mod monodromy;
 pub mod startfile;
 pub mod values;
 
+pub use crate::start::given::GivenStart;
 pub use family::Family;
-pub use given::GivenStart;
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -75,7 +75,7 @@ pub fn track_to(
     let given = GivenStart {
         homotopy: family.path_homotopy(p0, p1, gamma),
         points: starts.to_vec(),
-        tau: given::GIVEN_TAU_START,
+        tau: crate::start::given::GIVEN_TAU_START,
         name: "parameter".into(),
         reason: format!(
             "parameter homotopy from {} start solution{}",

@@ -315,7 +315,7 @@ pub struct SolveOptions {
     pub local_dimension: bool,
     /// Track these start points along this homotopy instead of a start system of `start`
     /// (parameter homotopies and user start systems, [`crate::params`]).
-    pub given: Option<Arc<crate::params::GivenStart>>,
+    pub given: Option<Arc<crate::start::given::GivenStart>>,
     /// Part of a run: a shard, or a run that continues from finished endpoints ([`plan`]).
     pub plan: plan::Plan,
 }
@@ -870,7 +870,7 @@ enum Start {
     Td(TotalDegree),
     Poly(Arc<Polyhedral>),
     Mhom(MhomStart),
-    Given(Arc<crate::params::GivenStart>),
+    Given(Arc<crate::start::given::GivenStart>),
 }
 
 impl Start {

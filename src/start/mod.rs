@@ -1,7 +1,9 @@
-//! Start systems: total degree, polyhedral, multi-homogeneous. Each produces a
-//! [`crate::homotopy::Homotopy`] and a stream of start points. [`choose`] picks one of them
-//! for `--start auto`.
+//! Start systems: total degree, polyhedral, multi-homogeneous, and start points given
+//! with their homotopy (parameter homotopies, a user's start system). Each produces a
+//! [`crate::homotopy::Homotopy`] and a stream of start points. [`choose`] picks one of the
+//! first three for `--start auto`.
 
+pub mod given;
 pub mod mhom;
 pub mod polyhedral;
 pub mod total_degree;
