@@ -91,6 +91,37 @@ fn guide_commands_run_as_written() {
             !out.stdout.is_empty() || cmd.contains(" -o "),
             "`{cmd}` printed nothing"
         );
+        if w.iter().any(|a| a == "--print") {
+            // The reaction network's table after the summary: its 3 steady states.
+            let text = String::from_utf8(out.stdout.clone()).unwrap();
+            let table: Vec<&str> = text.split("\n\n").nth(1).unwrap_or("").lines().collect();
+            assert!(
+                table.first().is_some_and(|h| h
+                    .split_whitespace()
+                    .take(5)
+                    .eq(["mult", "status", "x", "y", "z"])),
+                "{text}"
+            );
+            let mut states: Vec<Vec<f64>> = table[1..]
+                .iter()
+                .map(|r| {
+                    r.split_whitespace()
+                        .skip(2)
+                        .take(3)
+                        .map(|v| v.parse().unwrap())
+                        .collect()
+                })
+                .collect();
+            states.sort_by(|a, b| a[0].total_cmp(&b[0]));
+            let want = [[1.0, 2.0, 2.0], [4.0, 0.5, 0.5], [5.0, 0.0, 0.0]];
+            assert_eq!(states.len(), 3, "{text}");
+            for (got, want) in states.iter().zip(want) {
+                assert!(
+                    got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-5),
+                    "{text}"
+                );
+            }
+        }
         if w[1] == "show" {
             // A header and one row per distinct solution, the variables as columns.
             let table = String::from_utf8(out.stdout).unwrap();
