@@ -23,7 +23,12 @@ pub struct Announce {
 }
 
 impl Announce {
+    /// `threads`: the CPU threads (0: all cores).
     pub fn new(system: &System, threads: usize, on_cpu: bool) -> Announce {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t,
+        };
         let terms: usize = system.equations.iter().map(|f| f.terms.len()).sum();
         Announce {
             columns: 2 * terms,
