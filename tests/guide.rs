@@ -277,3 +277,46 @@ fn examples_describe_themselves() {
         );
     }
 }
+
+/// The output the guide shows for a command (a `text` block after "prints") is what the
+/// command prints, but for the seconds.
+#[test]
+fn guide_output_samples_are_what_pathtrack_prints() {
+    let text = std::fs::read_to_string(root().join("docs/guide.md")).unwrap();
+    let blocks: Vec<&str> = text.split("```").collect();
+    let mut checked = 0;
+    // Blocks alternate outside/inside: a console block, the word "prints", a text block.
+    for k in (1..blocks.len().saturating_sub(2)).step_by(2) {
+        let (console, between, sample) = (blocks[k], blocks[k + 1], blocks[k + 2]);
+        let (Some(cmd), Some(sample)) = (
+            console.strip_prefix("console\n$ "),
+            sample.strip_prefix("text\n"),
+        ) else {
+            continue;
+        };
+        if between.trim() != "prints" {
+            continue;
+        }
+        let w = words(cmd.trim());
+        let out = Command::new(env!("CARGO_BIN_EXE_pathtrack"))
+            .args(&w[1..])
+            .args(["-q", "--threads", "2"])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{cmd}");
+        let timeless = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.starts_with("  seconds "))
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(
+            timeless(sample),
+            timeless(&String::from_utf8_lossy(&out.stdout)),
+            "{cmd}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 1, "no output sample in the guide");
+}
