@@ -20,11 +20,11 @@ fn default_subcommand_solves_and_prints_a_table() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    let finite = text
+    let row = text
         .lines()
-        .find(|l| l.trim_start().starts_with("finite solutions"))
+        .find(|l| l.trim_start().starts_with("nonsingular solutions"))
         .unwrap();
-    assert!(finite.trim_end().ends_with(" 32"), "{text}");
+    assert!(row.contains(" 32 ("), "{text}");
 }
 
 #[test]
@@ -367,13 +367,13 @@ fn real_solutions_are_split_into_nonsingular_and_singular() {
             .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
     };
     assert_eq!(
-        row("nonsingular").as_deref(),
-        Some("nonsingular 12 (2 real)"),
+        row("nonsingular solutions").as_deref(),
+        Some("nonsingular solutions 12 (2 real)"),
         "{table}"
     );
     assert_eq!(
-        row("singular").as_deref(),
-        Some("singular 4 (2 real)"),
+        row("singular solutions").as_deref(),
+        Some("singular solutions 4 (2 real)"),
         "{table}"
     );
     std::fs::remove_dir_all(&dir).ok();
@@ -407,4 +407,262 @@ fn a_bilinear_system_gets_the_mhom_start() {
     assert_eq!(v["root_counts"]["total_degree"], 16);
     assert_eq!(v["root_counts"]["stable_mixed_volume"], 6);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `rref -o OUT.mtx --json` writes the matrix to OUT.mtx and the JSON object to stdout: the
+/// file is the one `-o` writes without `--json`, and its pivots are the JSON's.
+#[test]
+fn rref_json_with_output_writes_the_matrix() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-cli-rref-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (with_json, plain) = (dir.join("json.mtx"), dir.join("plain.mtx"));
+    let run = |extra: &[&str], out: &std::path::Path| {
+        let o = bin()
+            .args(["rref", "tests/data/rref_small.mtx", "--prime", "7", "-o"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let stdout = run(&["--json"], &with_json);
+    run(&[], &plain);
+    let j: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let text = std::fs::read_to_string(&with_json).expect("--json with -o writes the file");
+    let strip = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with('%'))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        strip(&text),
+        strip(&std::fs::read_to_string(&plain).unwrap())
+    );
+    // Column-major `array` entries of the 4 x 5 RREF: a pivot column is a unit vector.
+    let body = strip(&text);
+    assert_eq!(body[0].trim(), "4 5");
+    let a: Vec<i64> = body[1..]
+        .iter()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    let entry = |i: usize, k: usize| a[k * 4 + i];
+    let pivots: Vec<usize> = j["pivots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(j["rank"].as_u64().unwrap() as usize, pivots.len());
+    assert_eq!(pivots.len(), 3, "row 4 = row 1 + row 2: rank 3");
+    for (r, &k) in pivots.iter().enumerate() {
+        for i in 0..4 {
+            assert_eq!(entry(i, k), (i == r) as i64, "pivot column {k}: {text}");
+        }
+    }
+    assert!((0..5).all(|k| entry(3, k) == 0), "zero last row: {text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The summary table is plain (HomotopyContinuation.jl's words): root counts on their own
+/// lines, paths tracked, nonsingular and singular solutions with their real ones, at
+/// infinity, failed; the cells, re-tracking and the seconds by phase only with --verbose.
+/// Its numbers are those of --json.
+#[test]
+fn summary_is_plain_and_verbose_adds_the_details() {
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["katsura6", "-q", "--threads", "2"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (plain, stderr) = run(&[]);
+    let (v, _) = json_of(&["katsura6", "-q", "--threads", "2", "--json"]);
+    let row = |t: &str, k: &str| {
+        t.lines()
+            .find(|l| l.starts_with(&format!("  {k}  ")))
+            .map(|l| l[2 + k.len()..].trim().to_string())
+    };
+    let real = |k: &str| format!("{} ({} real)", v[k], v[&format!("real_{k}")]);
+    assert_eq!(
+        row(&plain, "paths tracked"),
+        Some(v["paths"].to_string()),
+        "{plain}"
+    );
+    assert_eq!(
+        row(&plain, "nonsingular solutions"),
+        Some(real("nonsingular")),
+        "{plain}"
+    );
+    assert_eq!(
+        row(&plain, "singular solutions"),
+        Some(real("singular")),
+        "{plain}"
+    );
+    assert_eq!(
+        row(&plain, "at infinity"),
+        Some(v["at_infinity"].to_string()),
+        "{plain}"
+    );
+    assert_eq!(
+        row(&plain, "failed"),
+        Some(v["failed"].to_string()),
+        "{plain}"
+    );
+    assert_eq!(row(&plain, "backend"), Some("cpu".to_string()), "{plain}");
+    // Root counts on their own lines, not under the start system.
+    assert_eq!(
+        row(&plain, "total degree"),
+        Some(v["root_counts"]["total_degree"].to_string()),
+        "{plain}"
+    );
+    assert_eq!(
+        row(&plain, "stable mixed volume"),
+        Some(v["root_counts"]["stable_mixed_volume"].to_string()),
+        "{plain}"
+    );
+    for internal in [
+        "cells",
+        "phases",
+        "setup",
+        "re-tracked",
+        "recovered",
+        "host cores",
+    ] {
+        assert!(
+            !plain.contains(internal),
+            "plain summary shows {internal:?}:\n{plain}"
+        );
+    }
+    // No GPU notice where no GPU was asked for (the default backend, a small run).
+    assert!(!stderr.to_lowercase().contains("gpu"), "{stderr}");
+    let (verbose, _) = run(&["--verbose"]);
+    // The plain rows come first, unchanged but for the seconds.
+    let timeless = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with("  seconds "))
+            .map(String::from)
+            .collect()
+    };
+    let (p, v2) = (timeless(&plain), timeless(&verbose));
+    assert_eq!(p[..], v2[..p.len()], "{verbose}");
+    assert_eq!(
+        row(&verbose, "stable mixed cells"),
+        Some(v["root_counts"]["stable_mixed_cells"].to_string()),
+        "{verbose}"
+    );
+    assert!(verbose.contains("seconds by phase"), "{verbose}");
+}
+
+/// `mixed_cells` means the cells of the torus lifting in `count` and in `solve`, and
+/// `stable_mixed_cells` those of the stable lifting: the counts a solve reports are those
+/// `count` reports for the same key, and each cell count is at most its mixed volume.
+#[test]
+fn count_and_solve_root_counts_mean_the_same() {
+    for (system, extra) in [
+        ("katsura6", &[][..]),
+        ("katsura6", &["--start", "polyhedral"][..]),
+        ("cyclic5", &["--torus"][..]),
+    ] {
+        let (count, _) = json_of(&["count", system, "--json", "--threads", "2"]);
+        let mut args = vec![system, "-q", "--json", "--backend", "cpu", "--threads", "2"];
+        args.extend_from_slice(extra);
+        let (solve, _) = json_of(&args);
+        let rc = solve["root_counts"].as_object().unwrap();
+        assert!(!rc.is_empty());
+        for (k, val) in rc {
+            if count.get(k).is_some() && k != "mixed_cells" && k != "stable_mixed_cells" {
+                assert_eq!(
+                    &count[k], val,
+                    "{system} {extra:?}: {k}: count {count} solve {solve}"
+                );
+            }
+        }
+        for (cells, volume) in [
+            ("mixed_cells", "mixed_volume"),
+            ("stable_mixed_cells", "stable_mixed_volume"),
+        ] {
+            assert!(
+                count[cells].as_u64().unwrap() <= count[volume].as_u64().unwrap(),
+                "{count}"
+            );
+            if let Some(c) = rc.get(cells) {
+                assert!(
+                    c.as_u64().unwrap() <= rc[volume].as_u64().unwrap(),
+                    "{solve}"
+                );
+            }
+        }
+        // katsura6: 54 in the torus, 64 in C^n (its solutions have no zero coordinate
+        // except through the origin's support): the solve's stable cells are not the
+        // torus cells.
+        if extra.is_empty() || extra[0] == "--start" {
+            assert!(rc.get("mixed_cells").is_none(), "{solve}");
+            assert!(rc.contains_key("stable_mixed_cells"), "{solve}");
+        } else {
+            assert!(rc.contains_key("mixed_cells"), "{solve}");
+        }
+    }
+}
+
+/// A large run says on stderr, before any path ends and without a terminal, how many paths
+/// it tracks (its root count) and about how long they take. cyclic-9 (11,016 paths, about
+/// a minute on one thread) is stopped once the line has come.
+#[test]
+fn a_large_run_announces_its_paths_and_an_estimate() {
+    use std::io::BufRead;
+    let mut child = bin()
+        .args(["systems/cyclic9.yaml", "--backend", "cpu", "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let clock = std::time::Instant::now();
+    let mut seen = Vec::new();
+    let found = loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+            Ok(l) if l.contains("paths to track") => break Some(l),
+            Ok(l) => seen.push(l),
+            Err(_) => break None,
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = found.unwrap_or_else(|| panic!("no announcement in 30 s: {seen:?}"));
+    assert!(
+        line.contains("11,016 paths")
+            && line.contains("estimated")
+            && line.contains("1 CPU thread"),
+        "{line}"
+    );
+    // Before the first progress line (5 s) and before any path ends: in seconds.
+    assert!(
+        clock.elapsed().as_secs_f64() < 20.0,
+        "{:?}",
+        clock.elapsed()
+    );
+    assert!(seen.iter().all(|l| !l.contains("first pass")), "{seen:?}");
 }

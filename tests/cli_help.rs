@@ -47,3 +47,37 @@ fn solve_help_hides_developer_switches() {
     ]);
     assert!(parsed.is_ok(), "{parsed:?}");
 }
+
+/// `pathtrack --help-dev` (and `solve --help-dev`) lists every switch that `--help` hides,
+/// with its help, and the environment variables; `--help` points to it.
+#[test]
+fn help_dev_lists_the_hidden_switches() {
+    let cli = pathtrack::cli::Cli::command();
+    let mut hidden = Vec::new();
+    for sub in cli.get_subcommands() {
+        for a in sub.get_arguments().filter(|a| a.is_hide_set()) {
+            hidden.push(format!("--{}", a.get_long().unwrap()));
+        }
+    }
+    assert!(hidden.len() >= 5, "{hidden:?}");
+    for args in [&["--help-dev"][..], &["solve", "--help-dev"][..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pathtrack"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for flag in &hidden {
+            assert!(
+                text.contains(&format!("{flag} <")),
+                "{args:?} lacks {flag}:\n{text}"
+            );
+        }
+        assert!(text.contains("PATHTRACK_EARLY_RECOVERY"), "{text}");
+        assert!(!text.contains("[`"), "{text}");
+    }
+    let mut cli = pathtrack::cli::Cli::command();
+    assert!(cli.render_long_help().to_string().contains("--help-dev"));
+    let solve = cli.find_subcommand_mut("solve").unwrap();
+    assert!(solve.render_long_help().to_string().contains("--help-dev"));
+}

@@ -612,8 +612,32 @@ fn family_names_are_accepted_where_files_are() {
     c.args(["cyclic5", "--json", "-q", "--backend", "cpu"]);
     let v = json_of(c);
     assert_eq!(v["finite"], 70);
-    // a file named like a family wins
+    // certify and witness take the name too; monodromy says why a family will not do
     let dir = scratch("family");
+    let sols = dir.join("k3.jsonl");
+    let out = bin()
+        .args(["katsura3", "-q", "--backend", "cpu", "--solutions"])
+        .arg(&sols)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut c = bin();
+    c.args(["certify", "--system", "katsura3", "--json"])
+        .arg(&sols);
+    let v = json_of(c);
+    assert_eq!(v["certified_distinct"], 8, "{v}");
+    let mut c = bin();
+    c.args(["witness", "katsura3", "--json", "-q"]);
+    let v = json_of(c);
+    assert!(v.to_string().contains("\"degree\":8"), "{v}");
+    let out = bin().args(["monodromy", "katsura3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("has no parameters"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // a file named like a family wins
     std::fs::write(
         dir.join("katsura5"),
         "variables: [x]\nequations: [\"x^2 - 2\"]\n",

@@ -91,6 +91,37 @@ fn guide_commands_run_as_written() {
             !out.stdout.is_empty() || cmd.contains(" -o "),
             "`{cmd}` printed nothing"
         );
+        if w.iter().any(|a| a == "--print") {
+            // The reaction network's table after the summary: its 3 steady states.
+            let text = String::from_utf8(out.stdout.clone()).unwrap();
+            let table: Vec<&str> = text.split("\n\n").nth(1).unwrap_or("").lines().collect();
+            assert!(
+                table.first().is_some_and(|h| h
+                    .split_whitespace()
+                    .take(5)
+                    .eq(["mult", "status", "x", "y", "z"])),
+                "{text}"
+            );
+            let mut states: Vec<Vec<f64>> = table[1..]
+                .iter()
+                .map(|r| {
+                    r.split_whitespace()
+                        .skip(2)
+                        .take(3)
+                        .map(|v| v.parse().unwrap())
+                        .collect()
+                })
+                .collect();
+            states.sort_by(|a, b| a[0].total_cmp(&b[0]));
+            let want = [[1.0, 2.0, 2.0], [4.0, 0.5, 0.5], [5.0, 0.0, 0.0]];
+            assert_eq!(states.len(), 3, "{text}");
+            for (got, want) in states.iter().zip(want) {
+                assert!(
+                    got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-5),
+                    "{text}"
+                );
+            }
+        }
         if w[1] == "show" {
             // A header and one row per distinct solution, the variables as columns.
             let table = String::from_utf8(out.stdout).unwrap();
@@ -245,4 +276,47 @@ fn examples_describe_themselves() {
             "{name} not in the guide"
         );
     }
+}
+
+/// The output the guide shows for a command (a `text` block after "prints") is what the
+/// command prints, but for the seconds.
+#[test]
+fn guide_output_samples_are_what_pathtrack_prints() {
+    let text = std::fs::read_to_string(root().join("docs/guide.md")).unwrap();
+    let blocks: Vec<&str> = text.split("```").collect();
+    let mut checked = 0;
+    // Blocks alternate outside/inside: a console block, the word "prints", a text block.
+    for k in (1..blocks.len().saturating_sub(2)).step_by(2) {
+        let (console, between, sample) = (blocks[k], blocks[k + 1], blocks[k + 2]);
+        let (Some(cmd), Some(sample)) = (
+            console.strip_prefix("console\n$ "),
+            sample.strip_prefix("text\n"),
+        ) else {
+            continue;
+        };
+        if between.trim() != "prints" {
+            continue;
+        }
+        let w = words(cmd.trim());
+        let out = Command::new(env!("CARGO_BIN_EXE_pathtrack"))
+            .args(&w[1..])
+            .args(["-q", "--threads", "2"])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{cmd}");
+        let timeless = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.starts_with("  seconds "))
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(
+            timeless(sample),
+            timeless(&String::from_utf8_lossy(&out.stdout)),
+            "{cmd}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 1, "no output sample in the guide");
 }

@@ -19,7 +19,8 @@ pub struct CertifyArgs {
     /// Solutions as JSON Lines: the file `solve -o` writes (the last line of each path
     /// counts) or the one `solve --solutions` writes.
     pub solutions: PathBuf,
-    /// The system the solutions belong to (YAML or PHCpack format), as solved.
+    /// The system the solutions belong to (YAML, PHCpack, Bertini or Hom4PS format, or a
+    /// family name such as katsura6), as solved.
     #[arg(long)]
     pub system: PathBuf,
     /// Print the counts as one JSON object on stdout.
@@ -108,7 +109,7 @@ pub fn read_points(path: &Path, n: usize) -> Result<Vec<Option<Vec<C64>>>> {
 }
 
 pub fn run(a: &CertifyArgs) -> Result<i32> {
-    let system = crate::system::load(&a.system)?;
+    let system = crate::system::parse::load_named(&a.system)?;
     let points = read_points(&a.solutions, system.n())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads)

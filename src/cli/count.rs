@@ -68,6 +68,7 @@ pub fn root_counts(
                 crate::report::count_value(st.stable_volume),
             );
             seconds.insert("stable_mixed_volume".into(), json!(t));
+            m.insert("stable_mixed_cells".into(), json!(st.cells));
         }
         None => {
             m.insert("stable_mixed_volume".into(), Value::Null);

@@ -8,7 +8,7 @@
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "pathtrack", version, about = "All isolated solutions of a polynomial system by homotopy continuation", long_about = None)]
+#[command(name = "pathtrack", version, about = "All isolated solutions of a polynomial system by homotopy continuation", long_about = None, after_help = "Developer switches (tuning, comparisons): pathtrack --help-dev")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -17,6 +17,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Solve a system (the default: `pathtrack FILE` is `pathtrack solve FILE`).
+    #[command(after_help = "Developer switches (tuning, comparisons): pathtrack --help-dev")]
     Solve(solve::SolveArgs),
     /// Write a member of a benchmark family (cyclic, katsura, noon, eco, chandra, reimer) as YAML.
     Generate(generate::GenerateArgs),
@@ -44,6 +45,7 @@ pub enum Command {
     Merge(merge::MergeArgs),
 }
 
+pub mod announce;
 pub mod bench;
 pub mod cells_bench;
 pub mod certify;
@@ -52,6 +54,7 @@ pub mod convert;
 pub mod count;
 pub mod external;
 pub mod generate;
+pub mod help_dev;
 pub mod interrupt;
 pub mod line_writer;
 pub mod m2;
@@ -105,6 +108,10 @@ pub fn main_entry() -> i32 {
 /// Parses `args` (the program name first) and runs; returns the exit code. The library
 /// entry of the command line, also for tests.
 pub fn run_args(args: Vec<String>) -> i32 {
+    if help_dev::asked(&args) {
+        print!("{}", help_dev::text());
+        return 0;
+    }
     let args = with_default_subcommand(args);
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,

@@ -59,6 +59,11 @@ pub fn run(a: &MonodromyArgs) -> Result<i32> {
         ));
     }
     let origin = a.file.display().to_string();
+    if !a.file.exists() && crate::system::parse::load_named(&a.file).is_ok() {
+        return Err(Error::Usage(format!(
+            "{origin}: a benchmark family has no parameters; monodromy needs a YAML system with a `parameters:` list (docs/parameters.md)"
+        )));
+    }
     let family = match Family::load(&a.file)? {
         Some(f) => f,
         None => {

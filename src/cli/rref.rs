@@ -44,7 +44,7 @@ pub struct RrefArgs {
     /// Write the RREF as Matrix Market here (stdout when absent).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Print only {"rank", "pivots", "seconds"} as JSON on stdout.
+    /// Print {"rank", "pivots", "seconds"} as JSON on stdout (the RREF goes to -o only).
     #[arg(long)]
     pub json: bool,
 }
@@ -59,15 +59,6 @@ fn finish<E: Copy>(
     comment: &str,
     fmt: impl Fn(E) -> String,
 ) -> Result<i32> {
-    if a.json {
-        // Keys in the documented order: {"rank": r, "pivots": [...], "seconds": s}.
-        let piv = serde_json::to_string(pivots).map_err(|e| Error::Internal(e.to_string()))?;
-        println!(
-            "{{\"rank\": {}, \"pivots\": {piv}, \"seconds\": {seconds}}}",
-            pivots.len()
-        );
-        return Ok(0);
-    }
     let comment = format!(
         "{comment}\nrank {} pivots (1-based) {:?}",
         pivots.len(),
@@ -82,6 +73,8 @@ fn finish<E: Copy>(
                 .and_then(|_| std::io::Write::flush(&mut w))
                 .map_err(|e| Error::io(format!("writing {}", p.display()), e))?;
         }
+        // `--json` alone: stdout holds the JSON object only.
+        None if a.json => {}
         None => {
             let stdout = std::io::stdout();
             let mut w = std::io::BufWriter::new(stdout.lock());
@@ -89,6 +82,14 @@ fn finish<E: Copy>(
                 .and_then(|_| std::io::Write::flush(&mut w))
                 .map_err(|e| Error::io("writing stdout".to_string(), e))?;
         }
+    }
+    if a.json {
+        // Keys in the documented order: {"rank": r, "pivots": [...], "seconds": s}.
+        let piv = serde_json::to_string(pivots).map_err(|e| Error::Internal(e.to_string()))?;
+        println!(
+            "{{\"rank\": {}, \"pivots\": {piv}, \"seconds\": {seconds}}}",
+            pivots.len()
+        );
     }
     Ok(0)
 }

@@ -98,6 +98,13 @@ pub fn run(a: &ShowArgs) -> Result<i32> {
             variables.len()
         )));
     }
+    print!("{}", table(&records, &variables, a.digits));
+    Ok(0)
+}
+
+/// The records (of `solve -o` or `--solutions`) as a table with a column per variable.
+pub fn table(records: &[Value], variables: &[String], digits: usize) -> String {
+    let n = variables.len();
     let solutions = records.iter().any(|r| r.get("multiplicity").is_some());
     let mut head = vec![
         if solutions { "mult" } else { "path" }.to_string(),
@@ -106,7 +113,7 @@ pub fn run(a: &ShowArgs) -> Result<i32> {
     head.extend(variables.iter().cloned());
     head.extend(["residual".to_string(), "condition".to_string()]);
     let mut rows = vec![head];
-    for r in &records {
+    for r in records {
         let field = |key: &str| match r.get(key) {
             Some(Value::Number(x)) => x.as_f64().map(|v| format!("{v:.1e}")).unwrap_or_default(),
             Some(Value::String(s)) => s.clone(),
@@ -129,7 +136,7 @@ pub fn run(a: &ShowArgs) -> Result<i32> {
         for k in 0..n {
             let c = coords
                 .and_then(|c| c.get(k))
-                .and_then(|z| coordinate(z, a.digits, scale));
+                .and_then(|z| coordinate(z, digits, scale));
             row.push(c.unwrap_or_else(|| "-".into()));
         }
         row.push(field("residual"));
@@ -149,8 +156,7 @@ pub fn run(a: &ShowArgs) -> Result<i32> {
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
-    print!("{out}");
-    Ok(0)
+    out
 }
 
 #[cfg(test)]

@@ -100,17 +100,24 @@ pub struct SolveArgs {
     /// bound).
     #[arg(long, default_value_t = crate::solver::limits::DEFAULT_MAX_WORK)]
     pub max_work: f64,
-    /// Predictor error target before the endgame zone (`TrackerOptions::eta_target`,
-    /// default 1e-4): smaller is slower and safer against path jumping.
+    /// Predictor error target before the endgame zone (default 1e-4): smaller is slower
+    /// and safer against path jumping.
     #[arg(long, hide = true)]
     pub eta_target: Option<f64>,
-    /// Predictor error target in the endgame zone (`TrackerOptions::eta_target_endgame`,
-    /// default 1e-6).
+    /// Predictor error target in the endgame zone (default 1e-6).
     #[arg(long, hide = true)]
     pub eta_target_endgame: Option<f64>,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// More of the summary: the cells of the lifting, re-tracked paths, where the seconds
+    /// went.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Print the distinct finite solutions as a table after the summary (as `pathtrack
+    /// show` prints a --solutions file).
+    #[arg(long)]
+    pub print: bool,
     /// Prove the nonsingular solutions in interval arithmetic (Krawczyk test): adds
     /// certified, certified_distinct and certified_real to the summary, and certified and
     /// certified_radius to each line of -o.
@@ -258,7 +265,21 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
     };
     opts.tracker = tracker;
+    // The first lines of a large run (stderr): the total degree now, the paths and an
+    // estimate of their time when the first pass starts.
+    let on_cpu = a.backend == BackendKind::Cpu
+        || (a.backend == BackendKind::Auto
+            && a.devices.is_none()
+            && !crate::gpu::device::driver_present());
+    let announce = (!a.quiet).then(|| super::announce::Announce::new(&system, threads, on_cpu));
+    if announce.is_some() && opts.given.is_none() {
+        let needs_mv = matches!(a.start, StartKind::Auto | StartKind::Polyhedral);
+        if let Some(line) = super::announce::Announce::start(&system, needs_mv) {
+            eprintln!("{line}");
+        }
+    }
     struct Cli<'s> {
+        announce: Option<super::announce::Announce>,
         progress: Progress,
         writer: super::line_writer::LineWriter,
         certify: Option<PathCertificates<'s>>,
@@ -266,6 +287,11 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     }
     impl Observer for Cli<'_> {
         fn phase(&mut self, phase: Phase) {
+            if let (Phase::FirstPass { paths }, Some(a)) = (&phase, &self.announce) {
+                if let Some(line) = a.first_pass(*paths) {
+                    eprintln!("{line}");
+                }
+            }
             super::interrupt::phase(&phase);
             self.progress.set_phase(phase);
         }
@@ -293,6 +319,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     opts.plan.done = done;
     super::interrupt::install(a.json, a.output.as_deref(), resumed)?;
     let mut obs = Cli {
+        announce,
         progress: Progress::new(a.quiet),
         writer: super::line_writer::LineWriter::start(writer)?,
         certify: a.certify.then(|| PathCertificates::new(&system)),
@@ -356,6 +383,9 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         println!("{line}");
     } else {
         print!("{}", summary_table(&summary));
+        if a.verbose {
+            print!("{}", crate::report::summary_details(&summary));
+        }
         if let Some(k) = excess {
             print!(
                 "{}",
@@ -368,6 +398,11 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
                 crate::cli::certify::certification_rows(c),
                 crate::report::table_row("  certify seconds", &format!("{secs:.3}"))
             );
+        }
+        if a.print {
+            let records: Vec<serde_json::Value> =
+                summary.solutions.iter().map(|s| s.line()).collect();
+            print!("\n{}", super::show::table(&records, &system.variables, 6));
         }
     }
     Ok(0)

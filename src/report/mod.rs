@@ -821,7 +821,10 @@ pub fn attention(s: &Summary) -> Vec<String> {
     out
 }
 
-/// The summary as a human-readable table.
+/// The summary as a human-readable table, plain as HomotopyContinuation.jl's: the root
+/// counts on their own lines, the start system, then paths tracked, nonsingular and
+/// singular solutions (real ones in parentheses), at infinity, failed. The cells of the
+/// lifting, re-tracking counts and where the seconds went are in [`summary_details`].
 pub fn summary_table(s: &Summary) -> String {
     let mut t = String::new();
     let row = |t: &mut String, k: &str, v: String| t.push_str(&table_row(k, &v));
@@ -837,51 +840,97 @@ pub fn summary_table(s: &Summary) -> String {
     for w in &s.warnings {
         row(&mut t, "  warning", w.clone());
     }
+    // The known counts from the largest bound to the sharpest, then any other.
+    const ORDER: [&str; 5] = [
+        "total_degree",
+        "mhom_bezout",
+        "partition",
+        "mixed_volume",
+        "stable_mixed_volume",
+    ];
+    let rank = |k: &str| ORDER.iter().position(|o| *o == k).unwrap_or(ORDER.len());
+    let mut counts: Vec<_> = s
+        .root_counts
+        .iter()
+        .filter(|(k, _)| !k.ends_with("cells"))
+        .collect();
+    counts.sort_by_key(|(k, _)| rank(k));
+    for (k, v) in counts {
+        let shown = match v {
+            serde_json::Value::String(text) => text.clone(),
+            v => v.to_string(),
+        };
+        row(&mut t, &root_count_name(k), shown);
+    }
     row(&mut t, "start system", s.start.clone());
     if let Some(why) = &s.start_reason {
         row(&mut t, "  chosen (auto)", why.clone());
     }
-    for (k, v) in &s.root_counts {
-        row(&mut t, &format!("  {k}"), v.to_string());
-    }
     row(&mut t, "paths tracked", s.paths.to_string());
-    row(&mut t, "finite solutions", s.finite.to_string());
     row(
         &mut t,
-        "  nonsingular",
+        "nonsingular solutions",
         format!("{} ({} real)", s.nonsingular, s.real_nonsingular),
     );
     row(
         &mut t,
-        "  singular",
+        "singular solutions",
         format!("{} ({} real)", s.singular, s.real_singular),
     );
-    row(&mut t, "at infinity (paths)", s.at_infinity.to_string());
-    if let Some(k) = s.outside_torus {
-        row(&mut t, "outside (C*)^n (paths)", k.to_string());
-    }
     if s.positive_dimensional > 0 {
         row(
             &mut t,
-            "positive-dim. (paths)",
-            s.positive_dimensional.to_string(),
+            "positive-dimensional",
+            format!("{} paths", s.positive_dimensional),
         );
     }
-    row(&mut t, "failed (paths)", s.failed.to_string());
+    row(&mut t, "at infinity", s.at_infinity.to_string());
+    if let Some(k) = s.outside_torus {
+        row(&mut t, "outside (C*)^n", k.to_string());
+    }
+    row(&mut t, "failed", s.failed.to_string());
     for (why, count) in &s.failed_reasons {
         row(&mut t, &format!("  {count} ×"), why.clone());
     }
+    row(&mut t, "backend", s.backend.clone());
+    row(&mut t, "seed", s.seed.to_string());
+    row(&mut t, "seconds", format!("{:.3}", s.seconds));
+    t
+}
+
+/// The row name of a root count key: `total_degree` is "total degree", `mhom_bezout`
+/// "m-hom Bézout".
+fn root_count_name(key: &str) -> String {
+    match key {
+        "mhom_bezout" => "m-hom Bézout".into(),
+        "partition" => "  partition".into(),
+        k => k.replace('_', " "),
+    }
+}
+
+/// The rows `solve --verbose` adds under [`summary_table`]: the cells of the lifting,
+/// re-tracked paths, the GPU kernels, and where the seconds went.
+pub fn summary_details(s: &Summary) -> String {
+    let mut t = String::new();
+    let row = |t: &mut String, k: &str, v: String| t.push_str(&table_row(k, &v));
+    for (k, v) in s.root_counts.iter().filter(|(k, _)| k.ends_with("cells")) {
+        row(&mut t, &root_count_name(k), v.to_string());
+    }
+    row(&mut t, "finite solutions", s.finite.to_string());
     if s.retracked > 0 {
         row(
             &mut t,
-            "re-tracked / recovered",
+            "re-tracked paths",
             if s.retracked_early > 0 {
                 format!(
-                    "{} / {} ({} re-tracked during the first pass)",
-                    s.retracked, s.recovered, s.retracked_early
+                    "{}, {} of them during the first pass; {} gave a solution they had not",
+                    s.retracked, s.retracked_early, s.recovered
                 )
             } else {
-                format!("{} / {}", s.retracked, s.recovered)
+                format!(
+                    "{}; {} gave a solution they had not",
+                    s.retracked, s.recovered
+                )
             },
         );
     }
@@ -892,25 +941,22 @@ pub fn summary_table(s: &Summary) -> String {
             format!("{} (possible path jumping)", s.duplicate_paths),
         );
     }
-    row(&mut t, "backend", s.backend.clone());
     if let Some(k) = &s.kernels {
-        row(&mut t, "  kernels", k.clone());
+        row(&mut t, "GPU kernels", k.clone());
     }
-    row(&mut t, "seed", s.seed.to_string());
-    row(&mut t, "seconds", format!("{:.3}", s.seconds));
     let ph = &s.phases;
     row(
         &mut t,
-        "  phases",
+        "seconds by phase",
         format!(
-            "start {:.3}, backend setup {:.3}, tracking {:.3}, recovery {:.3}",
+            "start system {:.3}, GPU set-up {:.3}, tracking {:.3}, re-tracking {:.3}",
             ph.start_system, ph.backend_setup, ph.tracking, ph.recovery
         ),
     );
     let u = &ph.tracking_usage;
     row(
         &mut t,
-        "  tracking used",
+        "tracking used",
         match u.gpu_busy_percent {
             Some(g) => format!("{:.1} host cores, GPU busy {g:.0} %", u.host_cores),
             None => format!("{:.1} host cores", u.host_cores),
@@ -927,12 +973,12 @@ pub fn summary_table(s: &Summary) -> String {
                 )
             })
             .collect();
-        row(&mut t, "  recovery rounds", rounds.join(", "));
+        row(&mut t, "re-tracking rounds", rounds.join(", "));
     }
     for d in &ph.devices {
         row(
             &mut t,
-            &format!("  {}", d.device),
+            &d.device,
             format!(
                 "{} paths in {} batches, busy {:.3} (setup {:.3})",
                 d.paths, d.batches, d.busy_seconds, d.setup_seconds

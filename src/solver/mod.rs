@@ -433,7 +433,7 @@ pub fn solve(
                     crate::report::count_value(poly.paths),
                 );
             }
-            root_counts.insert("mixed_cells".into(), json!(poly.cells));
+            root_counts.insert(cells_key(&poly).into(), json!(poly.cells));
             let paths = poly.paths;
             (Start::Poly(poly), paths)
         }
@@ -779,7 +779,7 @@ fn resolve_start(
                 "stable_mixed_volume".into(),
                 crate::report::count_value(poly.paths),
             );
-            root_counts.insert("mixed_cells".into(), json!(poly.cells));
+            root_counts.insert(cells_key(&poly).into(), json!(poly.cells));
             r.kind = match chosen {
                 crate::start::Chosen::Mhom => StartKind::Mhom,
                 _ => StartKind::TotalDegree,
@@ -1002,6 +1002,16 @@ pub fn solve_collect(
         Ok(())
     })?;
     Ok((s, last.into_values().collect()))
+}
+
+/// The root-count key of a polyhedral start's cells: `mixed_cells` for the torus lifting
+/// (as `pathtrack count`), `stable_mixed_cells` for the stable lifting (origins added).
+fn cells_key(poly: &Polyhedral) -> &'static str {
+    if poly.torus {
+        "mixed_cells"
+    } else {
+        "stable_mixed_cells"
+    }
 }
 
 #[cfg(test)]

@@ -393,7 +393,8 @@ def count(
     partition: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Root counts without tracking: total_degree, mixed_volume, stable_mixed_volume,
-    mixed_cells, mhom_bezout and its partition (as ``pathtrack count --json``)."""
+    mixed_cells and stable_mixed_cells (the cells of the torus and of the stable lifting),
+    mhom_bezout and its partition (as ``pathtrack count --json``)."""
     source, kind, origin = _source(system, variables)
     return json.loads(
         _native.count(
