@@ -36,7 +36,7 @@ pub enum BenchWhat {
         /// Where our paths are tracked (the GPU tracks 65,536 paths at once unless
         /// `--batch` says otherwise).
         #[arg(long, value_enum, default_value = "cpu")]
-        backend: super::solve::BackendKind,
+        backend: super::solve_args::BackendKind,
         #[arg(long, default_value_t = 0)]
         device: usize,
         /// Resident slots (see `solve --resident`).
@@ -216,7 +216,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             batch,
         } => {
             let path = std::env::var_os("PATH");
-            let mut b = super::solve::make_backend(
+            let mut b = super::solve_args::make_backend(
                 *backend,
                 *device,
                 crate::backend::cuda::EvalMethod::Fused,
@@ -225,7 +225,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 *resident,
                 *batch,
             )?;
-            let tracker = super::solve::tracker_for(b.as_ref(), *batch)?;
+            let tracker = super::solve_args::tracker_for(b.as_ref(), *batch)?;
             super::solve_bench::bench_solve(
                 systems,
                 *threads,

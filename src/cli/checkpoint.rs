@@ -2,7 +2,7 @@
 //! header line first; `--resume` checks the header against this run's, keeps the first
 //! pass's lines and appends after them; `--shard K/N` tracks its slice's first pass.
 
-use super::solve::SolveArgs;
+use super::solve_args::SolveArgs;
 use crate::error::{Error, Result};
 use crate::post::Endpoint;
 use crate::report::formats::{EndpointWriter, SolutionFormat};

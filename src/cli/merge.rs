@@ -9,7 +9,7 @@
 //! distinct solutions are the whole run's. It needs the system (the file named in the
 //! headers, or `--system`) and tracks on `--backend` like `solve`.
 
-use super::solve::{make_backend, tracker_for, BackendKind};
+use super::solve_args::{make_backend, tracker_for, BackendKind};
 use crate::backend::cuda::{EvalMethod, SolveMethod};
 use crate::error::{Error, Result};
 use crate::report::formats::{EndpointWriter, SolutionFormat};

@@ -18,7 +18,7 @@ pub struct Cli {
 pub enum Command {
     /// Solve a system (the default: `pathtrack FILE` is `pathtrack solve FILE`).
     #[command(after_help = "Developer switches (tuning, comparisons): pathtrack --help-dev")]
-    Solve(solve::SolveArgs),
+    Solve(solve_args::SolveArgs),
     /// Write a member of a benchmark family (cyclic, katsura, noon, eco, chandra, reimer) as YAML.
     Generate(generate::GenerateArgs),
     /// Root counts: total degree, mixed volume, stable mixed volume, mixed cells.
@@ -67,6 +67,7 @@ pub mod resources;
 pub mod rref;
 pub mod show;
 pub mod solve;
+pub mod solve_args;
 pub mod solve_bench;
 pub mod witness;
 

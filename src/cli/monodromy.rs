@@ -2,7 +2,7 @@
 //! of a family with parameters, by monodromy loops (crate::params::monodromy).
 
 use crate::backend::Backend;
-use crate::cli::solve::{make_backend, tracker_for, BackendKind};
+use crate::cli::solve_args::{make_backend, tracker_for, BackendKind};
 use crate::error::{Error, Result};
 use crate::params::monodromy::{self, MonodromyOptions};
 use crate::params::{values, Family};

@@ -2,7 +2,7 @@
 //! witness sets by dimension, the numerical irreducible decomposition and the homotopy
 //! membership test (docs/witness.md; the mathematics in [`crate::witness`]).
 
-use super::solve::{make_backend, tracker_for, BackendKind};
+use super::solve_args::{make_backend, tracker_for, BackendKind};
 use crate::backend::cuda::{EvalMethod, SolveMethod};
 use crate::backend::Backend;
 use crate::error::{Error, Result};

@@ -5,7 +5,7 @@
 
 use super::{serve, Transport, WorkerFeed, MIN_BATCH};
 use crate::backend::Backend;
-use crate::cli::solve::SolveArgs;
+use crate::cli::solve_args::SolveArgs;
 use crate::error::{Error, Result};
 use crate::report::formats::SolutionFormat;
 use crate::report::progress::{Phase, Progress};

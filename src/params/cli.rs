@@ -11,7 +11,7 @@
 
 use super::{startfile, values, Family, GivenStart};
 use crate::backend::Backend;
-use crate::cli::solve::SolveArgs;
+use crate::cli::solve_args::SolveArgs;
 use crate::error::{Error, InputError, Result};
 use crate::post::Endpoint;
 use crate::report::formats::{EndpointWriter, SolutionFormat};
@@ -21,43 +21,8 @@ use crate::solver::{rng_for, solve, Observer, SolveOptions};
 use num_complex::Complex64 as C64;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-
-/// The options of `solve` for parameters and given start solutions.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct FamilyArgs {
-    /// Parameter values of a system with parameters, e.g. "a=1.5, b=2-3i" (every
-    /// parameter once). Without --from the system is solved there; with --from the start
-    /// solutions are tracked there. Without --params and --params-file a system with
-    /// parameters is solved at random complex values, written into the output.
-    #[arg(long)]
-    pub params: Option<String>,
-    /// A CSV file of targets: a header line of parameter names, then one target per line,
-    /// complex values as 1.5, -2i or 2-3i. Tracks the start solutions (--from, or those of
-    /// a random member solved first) to every target; each line of -o carries "target"
-    /// (the 0-based row) and the summary counts per target.
-    #[arg(long)]
-    pub params_file: Option<PathBuf>,
-    /// Start solutions: a JSON Lines file of an earlier run (-o or --solutions); its
-    /// nonsingular solutions start the paths. For a system with parameters they carry the
-    /// parameter values they were computed at.
-    #[arg(long)]
-    pub from: Option<PathBuf>,
-    /// A start system G (same variables) for the homotopy γ(1−t)·G + t·F, whose solutions
-    /// --from gives.
-    #[arg(long)]
-    pub start_system: Option<PathBuf>,
-}
-
-impl FamilyArgs {
-    fn any(&self) -> bool {
-        self.params.is_some()
-            || self.params_file.is_some()
-            || self.from.is_some()
-            || self.start_system.is_some()
-    }
-}
 
 /// Runs `solve` when the system has parameters or a family option is given; `Ok(None)`
 /// otherwise (the plain solve goes on).
@@ -184,7 +149,7 @@ fn setup(a: &SolveArgs, n: usize) -> Result<(SolveOptions, Box<dyn Backend>)> {
         },
         ..Default::default()
     };
-    let (backend, tracker) = crate::cli::solve::backend_and_tracker(a, threads, n)?;
+    let (backend, tracker) = crate::cli::solve_args::backend_and_tracker(a, threads, n)?;
     opts.tracker = tracker;
     Ok((opts, backend))
 }
