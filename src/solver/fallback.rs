@@ -1,6 +1,6 @@
 //! `--start auto` that chose a total-degree or m-hom start, whose paths end short of the
 //! stable mixed volume: the polyhedral start is solved too, and its roots that no path
-//! reached are given to the paths at infinity or failed.
+//! reached (nonsingular ones) are given to the paths at infinity or failed.
 //!
 //! The stable mixed volume bounds the isolated roots in C^n (Huber–Sturmfels; Li–Wang), and
 //! `--start auto` picks a total-degree or m-hom start only when it has at most
@@ -18,7 +18,7 @@
 
 use super::verify_diverging_max;
 use crate::post::dedup::close;
-use crate::post::Endpoint;
+use crate::post::{Endpoint, Status};
 use crate::report::{clustering_tolerance, Tally, DEDUP_TOL};
 
 /// The paths at infinity or failed of a run of `paths` paths, when fewer than `roots` end
@@ -31,10 +31,12 @@ pub(super) fn short_of_root_count(tally: &Tally, paths: u64, roots: u64) -> Opti
     (short && !away.is_empty() && away.len() as u64 <= verify_diverging_max(paths)).then_some(away)
 }
 
-/// The finite endpoints of `found` (the polyhedral start's, one per path) whose point no
-/// finite path of `tally` (paths `0..paths`) reaches, given to the `lost` paths in order,
-/// as attempt `attempt`: at most `lost.len()`. A root of multiplicity m found by m
-/// polyhedral paths is given to m lost paths.
+/// The nonsingular endpoints of `found` (the polyhedral start's, one per path) whose point
+/// no finite path of `tally` (paths `0..paths`) reaches, given to the `lost` paths in
+/// order, as attempt `attempt`: at most `lost.len()`. Only nonsingular ones: a nonsingular
+/// root is isolated, while a singular endpoint of the second run may be another point of a
+/// positive-dimensional component that the local dimension test did not name, and would
+/// count as a new solution.
 pub(super) fn give_roots_to_lost_paths(
     tally: &Tally,
     paths: u64,
@@ -46,13 +48,16 @@ pub(super) fn give_roots_to_lost_paths(
     let tol = |e: &Endpoint| {
         clustering_tolerance(e.refined_dd, e.condition, e.error, DEDUP_TOL, e.status)
     };
-    let missing = found.iter().filter(|e| e.status.is_finite()).filter(|e| {
-        let x = e.coordinates.as_deref().unwrap_or_default();
-        !reached.iter().any(|r| {
-            let y = r.coordinates.as_deref().unwrap_or_default();
-            close(x, y, tol(e).max(tol(r)))
-        })
-    });
+    let missing = found
+        .iter()
+        .filter(|e| e.status == Status::Nonsingular)
+        .filter(|e| {
+            let x = e.coordinates.as_deref().unwrap_or_default();
+            !reached.iter().any(|r| {
+                let y = r.coordinates.as_deref().unwrap_or_default();
+                close(x, y, tol(e).max(tol(r)))
+            })
+        });
     missing
         .zip(lost)
         .map(|(e, &path)| {
