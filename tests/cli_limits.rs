@@ -304,6 +304,48 @@ fn long_sums_parse_in_linear_time() {
     assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
 }
 
+/// A dense linear system of hundreds of variables is solved from the total-degree start's
+/// one path, without counting mixed cells (n = 150 took over 100 s in that count), and
+/// its solution solves it.
+#[test]
+fn large_linear_systems_skip_the_mixed_cells() {
+    let dir = scratch("linear");
+    for (n, seed) in [(100usize, 3u64), (150, 4)] {
+        let f = write(&dir, &format!("lin{n}.yaml"), &dense_linear(n, seed));
+        let sols = dir.join(format!("lin{n}.jsonl"));
+        let sols = sols.to_str().unwrap();
+        let o = run(&[
+            "solve",
+            &f,
+            "--json",
+            "--backend",
+            "cpu",
+            "-q",
+            "--solutions",
+            sols,
+        ]);
+        no_panic(&o);
+        let v = json(&o);
+        assert_eq!(v["start"], "total-degree", "{v}");
+        assert_eq!(v["start_reason"], pathtrack::solver::LINEAR_REASON, "{v}");
+        assert_eq!(
+            (v["paths"].as_u64(), v["nonsingular"].as_u64()),
+            (Some(1), Some(1))
+        );
+        let text = std::fs::read_to_string(sols).unwrap();
+        let sol: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let x: Vec<num_complex::Complex64> = sol["coordinates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|z| num_complex::Complex64::new(z[0].as_f64().unwrap(), z[1].as_f64().unwrap()))
+            .collect();
+        let sys = pathtrack::system::load(std::path::Path::new(&f)).unwrap();
+        let r = sys.relative_residual(&x);
+        assert!(r < 1e-12, "n = {n}: residual {r:.1e}");
+    }
+}
+
 #[test]
 fn outputs_are_checked_before_the_solve() {
     let dir = scratch("out");

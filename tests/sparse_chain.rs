@@ -10,6 +10,7 @@ use num_complex::Complex64 as C64;
 use pathtrack::post::{Endpoint, Status};
 use pathtrack::solver::{solve_cpu, StartKind};
 use pathtrack::system::{parse_str, System};
+use rand::{Rng, SeedableRng};
 
 fn chain(n: usize) -> System {
     let vars: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
@@ -28,9 +29,14 @@ fn chain(n: usize) -> System {
 /// All ten roots, each once, nonsingular, on the unit circle, with small residuals; no
 /// path failed, and every path beyond the ten at infinity (a total-degree start's).
 fn check(n: usize, start: StartKind, seed: u64) {
-    let sys = chain(n);
+    check_system(&chain(n), n, start, seed);
+}
+
+/// [`check`] of `sys`, the chain of `n` variables with any scaling of its equations;
+/// returns the reasons of the nonsingular endpoints that have one.
+fn check_system(sys: &System, n: usize, start: StartKind, seed: u64) -> Vec<String> {
     let what = format!("chain-{n} {} seed {seed}", start.name());
-    let (s, eps) = solve_cpu(&sys, start, seed).unwrap();
+    let (s, eps) = solve_cpu(sys, start, seed).unwrap();
     assert_eq!(
         (s.nonsingular, s.finite, s.at_infinity, s.failed),
         (10, 10, s.paths - 10, 0),
@@ -76,6 +82,7 @@ fn check(n: usize, start: StartKind, seed: u64) {
         hit[j] += 1;
     }
     assert_eq!(hit, [1; 10], "{what}: roots of unity reached");
+    roots.iter().filter_map(|e| e.reason.clone()).collect()
 }
 
 /// Polyhedral start: before relative corrections every path of n = 4…8 was lost (0 of 10,
@@ -89,14 +96,48 @@ fn polyhedral_start_finds_all_ten_roots() {
     }
 }
 
-/// The default start (m-hom here: its Bézout number is the mixed volume): n = 6 lost one
-/// path as "diverging" before relative corrections.
+/// The default start (m-hom here: its Bézout number is the mixed volume), each equation
+/// scaled by a seeded factor in 10^[−30, 30] up to n = 7. Near the target an m-hom path has
+/// `|x_0| ≈ |x_{n−1}|^{(−9)^{n−1}}`, beyond double range unless `|x_{n−1}|` is within 1e-3 of
+/// 1 (n = 8): at n = 7–8 1–8 of the 10 paths ended at infinity or failed, and the run
+/// reported 2–9 roots. Now a run whose finite paths fall short of the stable mixed volume
+/// solves the polyhedral start too and gives its roots that no path reached to the lost
+/// paths (`solver::fallback`), saying so in their reasons.
 #[test]
 fn default_start_finds_all_ten_roots() {
-    for n in 4..=6 {
-        for seed in [1, 2] {
-            check(n, StartKind::Auto, seed);
+    for n in 4..=8 {
+        for seed in [1, 2, 3] {
+            // At n = 8 scaled equations still lose paths of the polyhedral start itself
+            // (its start points do not converge): that case is open.
+            let sys = match n {
+                8 => chain(n),
+                _ => scaled(&chain(n), 100 * n as u64 + seed),
+            };
+            let lost = check_system(&sys, n, StartKind::Auto, seed);
+            assert!(
+                lost.iter().all(|r| r.contains("polyhedral start")),
+                "{lost:?}"
+            );
         }
+    }
+}
+
+/// `sys` with equation k multiplied by `10^u_k`, `u_k` uniform in [−30, 30] (seeded).
+fn scaled(sys: &System, seed: u64) -> System {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let equations = sys
+        .equations
+        .iter()
+        .map(|f| {
+            let c = 10f64.powf(rng.random_range(-30.0..30.0));
+            let mut f = f.clone();
+            f.terms.iter_mut().for_each(|t| t.coeff *= c);
+            f
+        })
+        .collect();
+    System {
+        equations,
+        ..sys.clone()
     }
 }
 

@@ -625,6 +625,20 @@ impl Tally {
         out
     }
 
+    /// Paths that ended at infinity (reached or estimated) or failed, in path order: the
+    /// candidates for roots of another start when a run falls short of its root count
+    /// (`solver::fallback`).
+    pub fn paths_without_root(&self) -> Vec<u64> {
+        let mut out: Vec<u64> = self
+            .records
+            .iter()
+            .filter(|r| matches!(r.status, Status::AtInfinity | Status::Failed))
+            .map(|r| r.path)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
     /// Records of the endpoints with `status`, in path order.
     fn records_with(&self, status: Status) -> Vec<&Record> {
         let mut v: Vec<&Record> = self.records.iter().filter(|r| r.status == status).collect();

@@ -3,6 +3,7 @@
 //! the CLI alike.
 
 mod early;
+mod fallback;
 pub mod limits;
 pub mod plan;
 pub mod resume;
@@ -399,7 +400,7 @@ pub fn solve(
     obs.phase(crate::report::progress::Phase::StartSystem);
     let resolved = resolve_start(system, opts, &mut rng, &mut root_counts)?;
     let kind = resolved.kind;
-    let start_reason = resolved.reason;
+    let mut start_reason = resolved.reason;
     let (start, paths) = match kind {
         _ if opts.given.is_some() => {
             let given = opts.given.clone().expect("checked");
@@ -450,6 +451,14 @@ pub fn solve(
         }
     };
     limits::check(system, paths, opts.only.as_deref(), &opts.limits)?;
+    // The roots a total-degree or m-hom start of `--start auto` is held to: its stable mixed
+    // volume, which the choice computed ([`fallback`]).
+    let root_count = match start {
+        Start::Td(_) | Start::Mhom(_) if opts.plan.is_whole() && opts.only.is_none() => root_counts
+            .get("stable_mixed_volume")
+            .and_then(|v| v.as_u64()),
+        _ => None,
+    };
     // A shard or a resumed run tracks part of the paths in its first pass ([`plan`]).
     let planned;
     let opts = match opts.plan.first_pass(paths, opts.only.as_deref())? {
@@ -535,7 +544,8 @@ pub fn solve(
                      tracker: &TrackerOptions,
                      attempt: u8,
                      tally: &mut Tally,
-                     obs: &mut dyn Observer| {
+                     obs: &mut dyn Observer,
+                     backend: &mut dyn Backend| {
         refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
         refiner.attempt = attempt;
         let refiner = &refiner;
@@ -566,6 +576,7 @@ pub fn solve(
             attempt,
             &mut tally,
             &mut *obs,
+            &mut *backend,
         )?,
         // Batches handed out while the run goes on ([`plan::PathFeed`]).
         Some(feed) => {
@@ -576,6 +587,7 @@ pub fn solve(
                     attempt,
                     &mut tally,
                     &mut *obs,
+                    &mut *backend,
                 )?;
             }
         }
@@ -586,6 +598,45 @@ pub fn solve(
     // paths are tracked again with tighter tolerances.
     // Each re-tracked path's endpoint before its first re-tracking.
     let mut before = Vec::new();
+    // Short of the stable mixed volume (before recovery, which would re-track failed paths
+    // in vain): the polyhedral start's roots that no path reached
+    // go to the paths at infinity or failed ([`fallback`]).
+    let lost = root_count
+        .filter(|_| !opts.plan.first_pass_only)
+        .and_then(|roots| fallback::short_of_root_count(&tally, paths as u64, roots));
+    if let Some(lost) = lost {
+        let polyhedral = SolveOptions {
+            start: StartKind::Polyhedral,
+            ..opts.clone()
+        };
+        let mut found = std::collections::BTreeMap::new();
+        solve(system, &polyhedral, backend, &mut |e: &Endpoint| {
+            found.insert(e.path, e.clone());
+            Ok(())
+        })?;
+        let found: Vec<Endpoint> = found.into_values().collect();
+        let given = fallback::give_roots_to_lost_paths(&tally, paths as u64, &lost, &found, 1);
+        let ids: Vec<u64> = given.iter().map(|e| e.path).collect();
+        before.extend(tally.snapshot(&ids));
+        for e in &given {
+            tally.add(e);
+            obs.endpoint(e)?;
+        }
+        // Recovery's suspects, found again without the paths given roots.
+        first_round.take();
+        let note = format!(
+            "{} of {} paths at infinity or failed, short of the stable mixed volume {}: the polyhedral \
+             start was solved too, and {} of its roots that no path reached were given to them",
+            lost.len(),
+            paths,
+            root_count.unwrap_or_default(),
+            given.len()
+        );
+        start_reason = Some(match start_reason {
+            Some(r) => format!("{r}; {note}"),
+            None => note,
+        });
+    }
     let mut seen = std::collections::HashSet::new();
     let mut retracked_early = 0;
     while !opts.plan.first_pass_only && attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
@@ -645,6 +696,7 @@ pub fn solve(
                 attempt,
                 &mut tally,
                 &mut *obs,
+                &mut *backend,
             )?,
         }
         // A path that shared its solution with another, and now fails or diverges while the
@@ -749,6 +801,11 @@ fn resolve_start(
     if opts.partition.is_some() {
         return Ok(fixed(StartKind::Mhom, Some("--partition given")));
     }
+    // A linear system has one path of the total-degree start, and the mixed cells of
+    // hundreds of variables take minutes (n = 150: over 100 s): no count can beat 1.
+    if system.total_degree() == Some(1) {
+        return Ok(fixed(StartKind::TotalDegree, Some(LINEAR_REASON)));
+    }
     let mut trial = rng.clone();
     let poly = Arc::new(Polyhedral::new(system, false, &mut trial, opts.threads)?);
     let td = system.total_degree();
@@ -789,6 +846,9 @@ fn resolve_start(
     }
     Ok(r)
 }
+
+/// `start_reason` of a linear system under `--start auto`.
+pub const LINEAR_REASON: &str = "total degree 1 (a linear system)";
 
 /// [`resolve_start`]'s answer.
 struct Resolved {
