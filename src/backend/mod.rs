@@ -8,21 +8,16 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod directions;
 #[cfg(test)]
 mod tests;
+
+pub use directions::DirectionsOut;
 
 use crate::error::Result;
 use crate::eval::Points;
 use crate::homotopy::Homotopy;
 use num_complex::Complex64 as C64;
-
-/// Per-point results of [`Backend::directions`] (slices of length `p·N`, `p·N`, `p`).
-pub struct DirectionsOut<'a> {
-    pub euler: &'a mut [C64],
-    pub newton: &'a mut [C64],
-    /// Cheap condition estimate of the direction matrix (∞ when singular).
-    pub cond: &'a mut [f64],
-}
 
 pub trait Backend: Send {
     /// Short name for reports ("cpu", "cuda").
@@ -49,7 +44,7 @@ pub trait Backend: Send {
     /// Resident slots where whole paths are tracked ([`crate::track::resident`]), when the
     /// backend has them and they are switched on; `None`: the tracker's rounds go through
     /// [`Backend::directions`].
-    fn resident(&mut self) -> Option<&mut dyn crate::track::resident::ResidentTracker> {
+    fn resident(&mut self) -> Option<&mut dyn crate::track::resident::api::ResidentTracker> {
         None
     }
     /// The host threads the tracker may use to advance a round's paths (the CPU backend's
@@ -197,7 +192,7 @@ impl Backend for AutoBackend {
         Some(if self.on_gpu() {
             GPU_BATCH
         } else {
-            crate::track::TrackerOptions::default().batch
+            crate::track::options::TrackerOptions::default().batch
         })
     }
 
@@ -242,7 +237,7 @@ impl Backend for AutoBackend {
         self.active()?.directions(pts, out)
     }
 
-    fn resident(&mut self) -> Option<&mut dyn crate::track::resident::ResidentTracker> {
+    fn resident(&mut self) -> Option<&mut dyn crate::track::resident::api::ResidentTracker> {
         self.active().ok()?.resident()
     }
 

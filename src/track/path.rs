@@ -1,6 +1,7 @@
 //! One path's state machine: start refinement → (RK4 stages 2–4 → Newton corrections)* → end.
 
-use super::{StartPoint, TrackerOptions};
+use super::options::TrackerOptions;
+use super::start_point::StartPoint;
 use crate::endgame::cauchy::{loop_cap, Cauchy, LoopEnd, MAX_ROUNDS};
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
 use crate::eval::Residual;
@@ -412,6 +413,19 @@ pub enum Regime {
     /// Projective coordinates spread beyond [`LOOSE_MIN_RATIO`] before the endgame zone:
     /// [`super::NEAR_TORIC_INFINITY_ETA`] and full Newton convergence.
     NearToricInfinity,
+}
+
+impl Regime {
+    /// The predictor error target of a step from a point in this regime.
+    pub fn eta_target(self, opts: &TrackerOptions) -> f64 {
+        match self {
+            Regime::Loose => opts.eta_target,
+            Regime::Endgame => opts.eta_target_endgame,
+            Regime::NearToricInfinity => opts
+                .eta_target_endgame
+                .min(super::options::NEAR_TORIC_INFINITY_ETA),
+        }
+    }
 }
 
 /// The [`Regime`] at the point `y`, `tau` (`log`: affine log coordinates; `looping`: on a
@@ -1205,7 +1219,7 @@ impl PathState {
                         self.tau = target; // land exactly on the checkpoint / end
                     }
                     let here = regime(&self.y, self.log, self.looping, self.tau, opts);
-                    let eta_target = opts.eta_target_at(here);
+                    let eta_target = here.eta_target(opts);
                     let zone = !self.looping && self.tau > opts.endgame_tau;
                     let factor = step_factor(self.eta_first, eta_target, noise, zone);
                     let base = if clipped {

@@ -428,7 +428,7 @@ impl Slot {
         }
         let here = regime(&self.y, self.log, false, self.tau, opts);
         let zone = self.tau > opts.endgame_tau;
-        let factor = step_factor(self.eta_first, opts.eta_target_at(here), noise, zone);
+        let factor = step_factor(self.eta_first, here.eta_target(opts), noise, zone);
         let base = if clipped {
             self.h.max(self.h_try)
         } else {
