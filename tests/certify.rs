@@ -352,3 +352,238 @@ fn cli_certify_bad_input_names_the_line() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The device kernel (kernels/certify.cu): run on the host with emulated directed rounding
+// (every CI run), and on a GPU where there is one.
+
+use pathtrack::certify::packed::{certificate_from, PackedSystem};
+use pathtrack::certify::{summarize, Certificate};
+
+/// A C++ compiler for the host run of the kernel (`$CXX`, `c++`, `g++`, `clang++`).
+fn cxx() -> Option<String> {
+    let candidates = std::env::var("CXX")
+        .ok()
+        .into_iter()
+        .chain(["c++", "g++", "clang++"].map(String::from));
+    candidates.into_iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// Runs kernels/certify.cu on the host (tests/certify_host/harness.cpp) at `pts`; `None`
+/// (with the reason printed) where no C++ compiler is found.
+fn kernel_on_host(
+    sys: &System,
+    pts: &[Option<Vec<C64>>],
+    tag: &str,
+) -> Option<Vec<Option<Certificate>>> {
+    let Some(cc) = cxx() else {
+        eprintln!("skipped: no C++ compiler (CXX, c++, g++, clang++) for the host run of kernels/certify.cu");
+        return None;
+    };
+    let packed = PackedSystem::new(sys).unwrap();
+    let n = packed.n;
+    let dir = std::env::temp_dir().join(format!(
+        "pathtrack-certify-kernel-{}-{tag}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernel.cu"), packed.source()).unwrap();
+    let harness =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/certify_host/harness.cpp");
+    let exe = dir.join("harness");
+    let out = Command::new(&cc)
+        .args(["-std=c++17", "-O1", "-ffp-contract=off", "-I"])
+        .arg(&dir)
+        .arg(&harness)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{cc}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tried: Vec<usize> = (0..pts.len()).filter(|&i| pts[i].is_some()).collect();
+    let mut input = Vec::new();
+    input.extend((packed.ints.len() as i32).to_le_bytes());
+    packed
+        .ints
+        .iter()
+        .for_each(|v| input.extend(v.to_le_bytes()));
+    input.extend((packed.coef.len() as u64).to_le_bytes());
+    packed
+        .coef
+        .iter()
+        .for_each(|v| input.extend(v.to_le_bytes()));
+    input.extend((tried.len() as u64).to_le_bytes());
+    for &i in &tried {
+        for z in pts[i].as_ref().unwrap() {
+            input.extend(z.re.to_le_bytes());
+            input.extend(z.im.to_le_bytes());
+        }
+    }
+    std::fs::write(dir.join("in.bin"), input).unwrap();
+    let run = Command::new(&exe)
+        .arg(dir.join("in.bin"))
+        .arg(dir.join("out.bin"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "harness: {run:?}");
+    let bytes = std::fs::read(dir.join("out.bin")).unwrap();
+    let p = tried.len();
+    let word = |k: usize| -> [u8; 8] { bytes[k..k + 8].try_into().unwrap() };
+    let flags: Vec<i32> = (0..p)
+        .map(|q| i32::from_le_bytes(bytes[4 * q..4 * q + 4].try_into().unwrap()))
+        .collect();
+    let radius: Vec<f64> = (0..p)
+        .map(|q| f64::from_le_bytes(word(4 * p + 8 * q)))
+        .collect();
+    let encl: Vec<f64> = (0..p * 4 * n)
+        .map(|q| f64::from_le_bytes(word(12 * p + 8 * q)))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut certs = vec![None; pts.len()];
+    for (q, &i) in tried.iter().enumerate() {
+        certs[i] = certificate_from(
+            pts[i].as_ref().unwrap(),
+            flags[q],
+            radius[q],
+            &encl[q * 4 * n..(q + 1) * 4 * n],
+        );
+    }
+    Some(certs)
+}
+
+/// The kernel's certificates against the CPU's at the same points: the same verdicts and
+/// realness, each enclosure inside its box, and the same proven counts. The radii differ:
+/// both are multiples of the Newton step `|Y·F(x̃)|`, which at an accurate point is the
+/// width of the enclosure of `F(x̃)`, one rounding per operation with directed rounding and
+/// up to two with the CPU's one-ulp widening (and none where the arithmetic is exact: the
+/// root 1 of `(x − 1)(x − 1 − 2⁻²⁰)`). So the kernel's radius is at most 16 times the
+/// CPU's. Returns the largest ratio of the kernel's radius to the CPU's.
+fn same_certificates(
+    sys: &System,
+    pts: &[Option<Vec<C64>>],
+    other: &[Option<Certificate>],
+    what: &str,
+) -> f64 {
+    let (cpu, counts) = certify_points(sys, pts);
+    let mut worst: f64 = 0.0;
+    for (i, (a, b)) in cpu.iter().zip(other).enumerate() {
+        match (a, b) {
+            (None, None) => {}
+            (Some(a), Some(b)) => {
+                assert_eq!(a.real, b.real, "{what}: point {i} realness");
+                let ratio = b.radius / a.radius;
+                assert!(
+                    ratio <= 16.0,
+                    "{what}: point {i} radii {} {}",
+                    a.radius,
+                    b.radius
+                );
+                worst = worst.max(ratio);
+                assert!(
+                    b.enclosure
+                        .iter()
+                        .zip(&b.region)
+                        .all(|(k, x)| k.interior_of(*x)),
+                    "{what}: point {i}"
+                );
+                let x = pts[i].as_ref().unwrap();
+                assert!(b.region.iter().zip(x).all(|(r, &z)| r.contains(z)));
+            }
+            _ => panic!(
+                "{what}: point {i}: CPU {:?}, other {:?}",
+                a.is_some(),
+                b.is_some()
+            ),
+        }
+    }
+    assert_eq!(
+        summarize(other.iter().map(|c| c.as_ref())),
+        counts,
+        "{what}"
+    );
+    worst
+}
+
+/// Test points of a system: its nonsingular endpoints, and a copy of a few moved by 1e-3
+/// (not certified).
+fn endpoints_and_moved(sys: &System, start: StartKind) -> Vec<Option<Vec<C64>>> {
+    let (_, eps) = solve_cpu(sys, start, 1).unwrap();
+    let mut pts = points(&eps);
+    let moved: Vec<Option<Vec<C64>>> = pts
+        .iter()
+        .flatten()
+        .take(4)
+        .map(|x| Some(x.iter().map(|z| z + C64::new(1e-3, -1e-3)).collect()))
+        .collect();
+    pts.extend(moved);
+    pts
+}
+
+/// Small systems of every kind the kernel must handle: real coefficients with real and
+/// complex roots, complex coefficients, Laurent terms, nearly coincident roots, a double
+/// root, moved points, copies.
+fn kernel_cases() -> Vec<(String, System, Vec<Option<Vec<C64>>>)> {
+    let mut cases = Vec::new();
+    for (name, start) in [
+        ("katsura5", StartKind::Polyhedral),
+        ("cyclic5", StartKind::Polyhedral),
+        ("noon4", StartKind::Polyhedral),
+    ] {
+        let sys = shipped(name);
+        let pts = endpoints_and_moved(&sys, start);
+        cases.push((name.to_string(), sys, pts));
+    }
+    let laurent = system::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/laurent.yaml"),
+    )
+    .unwrap();
+    let pts = endpoints_and_moved(&laurent, StartKind::Polyhedral);
+    cases.push(("laurent".into(), laurent, pts));
+    let e = 2f64.powi(-20);
+    for (name, sys) in [
+        (
+            "close pair",
+            univariate(&format!("x^2 - {}*x + {}", 2.0 + e, 1.0 + e)),
+        ),
+        ("complex coefficients", univariate("(1+2*i)*x^2 - (4+8*i)")),
+        ("decimal pair", univariate("x^2 - 2.000001*x + 1.000001")),
+    ] {
+        let roots = quadratic_roots(&sys);
+        let mut pts: Vec<Option<Vec<C64>>> = roots.iter().map(|&r| Some(vec![r])).collect();
+        pts.push(Some(vec![roots[0] + C64::new(1e-15, 1e-13)]));
+        pts.push(None);
+        cases.push((name.into(), sys, pts));
+    }
+    let double = univariate("x^2 - 2*x + 1");
+    let pts = [0.0, 1e-10, 1e-7]
+        .iter()
+        .map(|d| Some(vec![C64::new(1.0 + d, *d)]))
+        .collect();
+    cases.push(("double root".into(), double, pts));
+    cases
+}
+
+/// kernels/certify.cu compiled for the host (the directed-rounding intrinsics emulated
+/// exactly, tests/certify_host/harness.cpp) gives the CPU's certificates on every case:
+/// the device's arithmetic and control flow checked without a device.
+#[test]
+fn the_device_kernel_run_on_the_host_gives_the_cpu_certificates() {
+    for (k, (name, sys, pts)) in kernel_cases().into_iter().enumerate() {
+        let Some(certs) = kernel_on_host(&sys, &pts, &k.to_string()) else {
+            return;
+        };
+        let worst = same_certificates(&sys, &pts, &certs, &name);
+        let certified = certs.iter().flatten().count();
+        eprintln!("{name}: {certified} certified, radii at most {worst:.3} times the CPU's");
+        assert!(certified > 0 || name == "double root", "{name}");
+    }
+}
