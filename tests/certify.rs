@@ -528,10 +528,12 @@ fn endpoints_and_moved(sys: &System, start: StartKind) -> Vec<Option<Vec<C64>>> 
     pts
 }
 
+type Points = Vec<Option<Vec<C64>>>;
+
 /// Small systems of every kind the kernel must handle: real coefficients with real and
 /// complex roots, complex coefficients, Laurent terms, nearly coincident roots, a double
 /// root, moved points, copies.
-fn kernel_cases() -> Vec<(String, System, Vec<Option<Vec<C64>>>)> {
+fn kernel_cases() -> Vec<(String, System, Points)> {
     let mut cases = Vec::new();
     for (name, start) in [
         ("katsura5", StartKind::Polyhedral),
@@ -585,5 +587,157 @@ fn the_device_kernel_run_on_the_host_gives_the_cpu_certificates() {
         let certified = certs.iter().flatten().count();
         eprintln!("{name}: {certified} certified, radii at most {worst:.3} times the CPU's");
         assert!(certified > 0 || name == "double root", "{name}");
+    }
+}
+
+/// The GPU certifier for `sys` on device 0, or `None` with the reason printed.
+fn gpu_certifier(sys: &System) -> Option<pathtrack::certify::cuda::GpuCertifier> {
+    match pathtrack::certify::cuda::GpuCertifier::new(0, sys) {
+        Ok(g) => {
+            eprintln!(
+                "CUDA device: {}; {}; {}",
+                g.device_description(),
+                g.kernel_report(),
+                g.compile_note
+            );
+            Some(g)
+        }
+        Err(e) => {
+            eprintln!("skipped: no CUDA device: {e}");
+            None
+        }
+    }
+}
+
+/// On a GPU: the batch gives the CPU's verdicts, realness and proven counts (radii at most
+/// 16 times the CPU's) on katsura-6…8, cyclic-5…7 and every small case of the host run.
+#[test]
+fn gpu_certificates_match_the_cpu_on_katsura_and_cyclic() {
+    if gpu_certifier(&univariate("x - 1")).is_none() {
+        return;
+    }
+    let mut cases = kernel_cases();
+    for name in ["katsura6", "katsura7", "katsura8", "cyclic6", "cyclic7"] {
+        let sys = shipped(name);
+        let pts = endpoints_and_moved(&sys, StartKind::Polyhedral);
+        cases.push((name.to_string(), sys, pts));
+    }
+    for (name, sys, pts) in cases {
+        let Some(mut g) = gpu_certifier(&sys) else {
+            return;
+        };
+        let certs = g.certify_points(&pts).unwrap();
+        let worst = same_certificates(&sys, &pts, &certs, &name);
+        let c = summarize(certs.iter().map(|c| c.as_ref()));
+        eprintln!("{name}: GPU {c:?}; radii at most {worst:.3} times the CPU's");
+    }
+}
+
+/// On a GPU: more points than one launch holds (katsura-6's 64 solutions, 1,100 copies
+/// each, nudged by multiples of 1e-15): all certified, 64 distinct and the CPU's real
+/// count.
+#[test]
+fn gpu_batches_beyond_one_launch_count_each_root_once() {
+    let sys = shipped("katsura6");
+    let Some(mut g) = gpu_certifier(&sys) else {
+        return;
+    };
+    let (_, eps) = solve_cpu(&sys, StartKind::Polyhedral, 1).unwrap();
+    let base: Vec<Vec<C64>> = points(&eps).into_iter().flatten().collect();
+    assert_eq!(base.len(), 64);
+    let copies = 1100;
+    assert!(base.len() * copies > pathtrack::certify::cuda::CHUNK);
+    let pts: Vec<Option<Vec<C64>>> = (0..copies)
+        .flat_map(|k| {
+            base.iter()
+                .map(move |x| Some(x.iter().map(|z| z + 1e-15 * (k % 7) as f64).collect()))
+        })
+        .collect();
+    let certs = g.certify_points(&pts).unwrap();
+    let c = summarize(certs.iter().map(|c| c.as_ref()));
+    assert_eq!(
+        (c.certified, c.certified_distinct, c.certified_unresolved),
+        ((64 * copies) as u64, 64, 0)
+    );
+    let (_, cpu) = certify_points(&sys, &pts[..64]);
+    assert_eq!(c.certified_real, cpu.certified_real);
+}
+
+/// `solve --certify --backend cuda` certifies through the backend's GPU certifier
+/// (`certify_backend` "cuda") with the CPU's counts, each nonsingular line of -o certified;
+/// `certify --backend cuda` on that file gives the same counts. Without a GPU both commands
+/// fail cleanly: exit code 2 and a message naming CUDA.
+#[test]
+fn cli_certify_on_the_gpu_or_a_clean_error() {
+    let dir = std::env::temp_dir().join(format!("pathtrack-certify-gpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sols = dir.join("k5.jsonl");
+    let out = bin()
+        .args([
+            "solve",
+            "systems/katsura5.yaml",
+            "--backend",
+            "cuda",
+            "--quiet",
+        ])
+        .args(["--certify", "--json", "-o"])
+        .arg(&sols)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("CUDA") || err.contains("cuda"), "{err}");
+        let one = dir.join("one.jsonl");
+        std::fs::write(
+            &one,
+            "{\"coordinates\":[[1,0],[0,0],[0,0],[0,0],[0,0],[0,0]]}\n",
+        )
+        .unwrap();
+        let c = bin()
+            .args([
+                "certify",
+                "--system",
+                "systems/katsura5.yaml",
+                "--backend",
+                "cuda",
+            ])
+            .arg(&one)
+            .output()
+            .unwrap();
+        let cerr = String::from_utf8_lossy(&c.stderr);
+        assert_eq!(c.status.code(), Some(2), "{cerr}");
+        assert!(cerr.contains("CUDA"), "{cerr}");
+        eprintln!("skipped: no CUDA device: {}", err.trim());
+        return;
+    }
+    let s = json(&out);
+    assert_eq!(s["certify_backend"], "cuda");
+    assert_eq!(s["certified"], 32);
+    assert_eq!(s["certified_distinct"], 32);
+    assert_eq!(s["certified_real"], s["real"]);
+    let text = std::fs::read_to_string(&sols).unwrap();
+    let mut lines = 0;
+    for line in text
+        .lines()
+        .filter(|l| l.contains("\"status\":\"nonsingular\""))
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["certified"], true, "{line}");
+        assert!(v["certified_radius"].as_f64().unwrap() < 1e-9);
+        lines += 1;
+    }
+    assert!(lines >= 32);
+    let c = json(
+        &bin()
+            .args(["certify", "--system", "systems/katsura5.yaml", "--json"])
+            .args(["--backend", "cuda"])
+            .arg(&sols)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(c["backend"], "cuda");
+    for k in ["certified", "certified_distinct", "certified_real"] {
+        assert_eq!(c[k], s[k], "{k}");
     }
 }

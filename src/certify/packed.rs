@@ -170,7 +170,8 @@ mod tests {
                 .collect();
             terms.push((p.coef[2 * t], p.coef[2 * t + 1], f));
         }
-        let mut want: Vec<(f64, f64, Vec<(i32, i32)>)> = Vec::new();
+        type Row = (f64, f64, Vec<(i32, i32)>);
+        let mut want: Vec<Row> = Vec::new();
         for f in &sys.equations {
             for t in &f.terms {
                 let fac = t

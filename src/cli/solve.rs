@@ -3,7 +3,7 @@
 use crate::backend::cpu::CpuBackend;
 use crate::backend::cuda::{CudaBackend, EvalMethod, SolveMethod};
 use crate::backend::Backend;
-use crate::certify::{summarize, Certificate, Certifier, CertifySummary};
+use crate::certify::{summarize, BatchCertifier, Certificate, Certifier, CertifySummary};
 use crate::error::{Error, Result};
 use crate::report::formats::{write_solutions_as, EndpointWriter, SolutionFormat};
 use crate::report::progress::{Phase, Progress};
@@ -271,16 +271,41 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
             self.progress.endpoint(e.path, e.attempt);
+            if let Some(c) = self.certify.as_mut().filter(|c| c.batched()) {
+                if c.hold(e) {
+                    return self.flush_certified();
+                }
+                return Ok(());
+            }
+            let keys = match &mut self.certify {
+                Some(c) => c.add(e),
+                None => Default::default(),
+            };
+            self.write(e, keys)
+        }
+    }
+    impl Cli<'_> {
+        fn write(
+            &mut self,
+            e: &crate::post::Endpoint,
+            mut keys: serde_json::Map<String, serde_json::Value>,
+        ) -> Result<()> {
             super::interrupt::endpoint(e, || {
-                let mut keys = match &mut self.certify {
-                    Some(c) => c.add(e),
-                    None => Default::default(),
-                };
                 if let Some(o) = self.over {
                     keys.extend(o.endpoint_keys(e));
                 }
                 self.writer.write_with(e, keys)
             })
+        }
+        /// Certifies the endpoints held for the device's batch and writes them.
+        fn flush_certified(&mut self) -> Result<()> {
+            let Some(c) = self.certify.as_mut() else {
+                return Ok(());
+            };
+            for (e, keys) in c.certify_held()? {
+                self.write(&e, keys)?;
+            }
+            Ok(())
         }
     }
     #[cfg(feature = "mpi")]
@@ -296,7 +321,10 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     let mut obs = Cli {
         progress: Progress::new(a.quiet),
         writer,
-        certify: a.certify.then(|| PathCertificates::new(&system)),
+        certify: match a.certify {
+            true => Some(PathCertificates::new(&system, backend.as_ref())),
+            false => None,
+        },
         over: over.as_ref(),
     };
     let mut summary = match &devices {
@@ -323,6 +351,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             &opts.tracker,
         )?;
     }
+    obs.flush_certified()?;
     obs.progress.finish();
     obs.writer.finish()?;
     if let Some(path) = &a.solutions {
@@ -338,14 +367,18 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             #[serde(flatten)]
             counts: CertifySummary,
             certify_seconds: f64,
+            certify_backend: String,
         }
         let line = match certified {
             None => serde_json::to_string(&summary),
-            Some((counts, certify_seconds)) => serde_json::to_string(&WithCertification {
-                summary: &summary,
-                counts,
-                certify_seconds,
-            }),
+            Some((counts, certify_seconds, certify_backend)) => {
+                serde_json::to_string(&WithCertification {
+                    summary: &summary,
+                    counts,
+                    certify_seconds,
+                    certify_backend,
+                })
+            }
         };
         let mut line = line.map_err(|e| Error::Internal(e.to_string()))?;
         if let (Some(k), Some(o)) = (excess, &over) {
@@ -363,11 +396,11 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
                 crate::report::table_row("excess (solve R·F only)", &k.to_string())
             );
         }
-        if let Some((c, secs)) = &certified {
+        if let Some((c, secs, on)) = &certified {
             print!(
                 "{}{}",
                 crate::cli::certify::certification_rows(c),
-                crate::report::table_row("  certify seconds", &format!("{secs:.3}"))
+                crate::report::table_row("  certify seconds", &format!("{secs:.3} ({on})"))
             );
         }
     }
@@ -397,32 +430,61 @@ fn devices_of(
     Ok((kind, w))
 }
 
-/// `solve --certify`: the Krawczyk test on each nonsingular endpoint as it arrives (a
-/// re-tracked path's last endpoint replaces its earlier one), and the time it took.
+/// `solve --certify`: the Krawczyk test on each nonsingular endpoint (a re-tracked path's
+/// last endpoint replaces its earlier one), and the time it took. On the CPU each endpoint
+/// is certified as it arrives; where the backend offers a device certifier
+/// ([`Backend::certifier`], `--backend cuda`), endpoints are held and certified
+/// [`crate::certify::cuda::CHUNK`] at a time, and written to -o after their batch (so an
+/// interrupted run's -o lacks the held ones, which `--resume` tracks again).
 struct PathCertificates<'s> {
     certifier: Certifier<'s>,
+    device: Option<Box<dyn BatchCertifier>>,
+    held: Vec<crate::post::Endpoint>,
     last: std::collections::BTreeMap<u64, Option<Certificate>>,
     seconds: f64,
 }
 
 impl<'s> PathCertificates<'s> {
-    fn new(system: &'s crate::system::System) -> Self {
+    /// The backend's device certifier when it has one; the CPU when it has none or it does
+    /// not start (a notice on stderr).
+    fn new(system: &'s crate::system::System, backend: &dyn Backend) -> Self {
+        let clock = std::time::Instant::now();
+        let device = match backend.certifier(system) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!(
+                    "pathtrack: certifying on the CPU: the device certifier did not start ({e})"
+                );
+                None
+            }
+        };
         PathCertificates {
             certifier: Certifier::new(system),
+            device,
+            held: Vec::new(),
             last: Default::default(),
-            seconds: 0.0,
+            seconds: clock.elapsed().as_secs_f64(),
         }
     }
 
-    /// Certifies `e` if it is a finite nonsingular endpoint; returns the keys its JSON line
-    /// gets (`certified`, and `certified_radius` when certified).
-    fn add(&mut self, e: &crate::post::Endpoint) -> serde_json::Map<String, serde_json::Value> {
-        let clock = std::time::Instant::now();
-        let cert = match (&e.coordinates, e.status) {
-            (Some(x), crate::post::Status::Nonsingular) => self.certifier.certify(x),
-            _ => None,
-        };
-        self.seconds += clock.elapsed().as_secs_f64();
+    /// Endpoints are held for a device batch.
+    fn batched(&self) -> bool {
+        self.device.is_some()
+    }
+
+    /// Holds `e` for the next batch; true when the batch is full.
+    fn hold(&mut self, e: &crate::post::Endpoint) -> bool {
+        self.held.push(e.clone());
+        self.held.len() >= crate::certify::cuda::CHUNK
+    }
+
+    /// The keys of one endpoint's JSON line (`certified`, and `certified_radius` when
+    /// certified), recording its certificate as its path's last.
+    fn keys(
+        &mut self,
+        e: &crate::post::Endpoint,
+        cert: Option<Certificate>,
+    ) -> serde_json::Map<String, serde_json::Value> {
         let mut m = serde_json::Map::new();
         m.insert("certified".into(), cert.is_some().into());
         if let Some(c) = &cert {
@@ -432,11 +494,59 @@ impl<'s> PathCertificates<'s> {
         m
     }
 
-    /// The counts over the final endpoints, and the seconds spent certifying.
-    fn summary(self) -> (CertifySummary, f64) {
+    /// The finite nonsingular endpoint's coordinates (the points tested).
+    fn tested(e: &crate::post::Endpoint) -> Option<&Vec<num_complex::Complex64>> {
+        e.coordinates
+            .as_ref()
+            .filter(|_| e.status == crate::post::Status::Nonsingular)
+    }
+
+    /// Certifies `e` on the CPU; returns the keys of its JSON line.
+    fn add(&mut self, e: &crate::post::Endpoint) -> serde_json::Map<String, serde_json::Value> {
+        let clock = std::time::Instant::now();
+        let cert = Self::tested(e).and_then(|x| self.certifier.certify(x));
+        self.seconds += clock.elapsed().as_secs_f64();
+        self.keys(e, cert)
+    }
+
+    /// Certifies the held endpoints as one device batch; returns them with their keys.
+    #[allow(clippy::type_complexity)]
+    fn certify_held(
+        &mut self,
+    ) -> Result<
+        Vec<(
+            crate::post::Endpoint,
+            serde_json::Map<String, serde_json::Value>,
+        )>,
+    > {
+        let held = std::mem::take(&mut self.held);
+        let Some(device) = self.device.as_mut() else {
+            return Ok(Vec::new());
+        };
+        if held.is_empty() {
+            return Ok(Vec::new());
+        }
+        let clock = std::time::Instant::now();
+        let points: Vec<Option<Vec<num_complex::Complex64>>> =
+            held.iter().map(|e| Self::tested(e).cloned()).collect();
+        let certs = device.certify_batch(&points)?;
+        self.seconds += clock.elapsed().as_secs_f64();
+        Ok(held
+            .into_iter()
+            .zip(certs)
+            .map(|(e, c)| {
+                let keys = self.keys(&e, c);
+                (e, keys)
+            })
+            .collect())
+    }
+
+    /// The counts over the final endpoints, the seconds spent certifying, and where.
+    fn summary(self) -> (CertifySummary, f64, String) {
         let clock = std::time::Instant::now();
         let c = summarize(self.last.values().map(|c| c.as_ref()));
-        (c, self.seconds + clock.elapsed().as_secs_f64())
+        let on = self.device.as_ref().map_or("cpu".into(), |d| d.name());
+        (c, self.seconds + clock.elapsed().as_secs_f64(), on)
     }
 }
 
