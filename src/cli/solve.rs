@@ -438,7 +438,7 @@ fn devices_of(
 /// interrupted run's -o lacks the held ones, which `--resume` tracks again).
 struct PathCertificates<'s> {
     certifier: Certifier<'s>,
-    device: Option<Box<dyn BatchCertifier>>,
+    device: Option<Box<dyn BatchCertifier + 's>>,
     held: Vec<crate::post::Endpoint>,
     last: std::collections::BTreeMap<u64, Option<Certificate>>,
     seconds: f64,
@@ -458,12 +458,23 @@ impl<'s> PathCertificates<'s> {
                 None
             }
         };
+        let device = device.map(|d| d as Box<dyn BatchCertifier + 's>);
+        let mut c = Self::with_device(system, device);
+        c.seconds = clock.elapsed().as_secs_f64();
+        c
+    }
+
+    /// Certifies on `device` in held batches, or on the CPU as endpoints arrive (`None`).
+    fn with_device(
+        system: &'s crate::system::System,
+        device: Option<Box<dyn BatchCertifier + 's>>,
+    ) -> Self {
         PathCertificates {
             certifier: Certifier::new(system),
             device,
             held: Vec::new(),
             last: Default::default(),
-            seconds: clock.elapsed().as_secs_f64(),
+            seconds: 0.0,
         }
     }
 
@@ -607,5 +618,49 @@ pub fn make_backend(
             threads,
             batch,
         ))),
+    }
+}
+
+#[cfg(test)]
+mod certify_tests {
+    use super::*;
+
+    /// Endpoints held for a device batch (here the CPU certifier as the batch) get the keys
+    /// and counts that certifying each on arrival gives; a re-tracked path's last endpoint
+    /// replaces its first.
+    #[test]
+    fn held_batches_give_the_keys_and_counts_of_endpoints_certified_on_arrival() {
+        let sys = crate::system::parse::load_named(std::path::Path::new("katsura4")).unwrap();
+        let (_, mut eps) = crate::solver::solve_cpu(&sys, StartKind::Polyhedral, 1).unwrap();
+        // Path 0 again, moved off its root: its last endpoint is no longer certified.
+        let mut again = eps[0].clone();
+        if let Some(x) = again.coordinates.as_mut() {
+            x[0] += 1e-3;
+        }
+        again.status = crate::post::Status::Nonsingular;
+        eps.push(again);
+        let mut one = PathCertificates::with_device(&sys, None);
+        let keys_one: Vec<_> = eps.iter().map(|e| one.add(e)).collect();
+        let device: Box<dyn BatchCertifier> = Box::new(Certifier::new(&sys));
+        let mut held = PathCertificates::with_device(&sys, Some(device));
+        assert!(held.batched());
+        let mut keys_held = Vec::new();
+        for (i, e) in eps.iter().enumerate() {
+            held.hold(e);
+            if i % 5 == 4 {
+                keys_held.extend(held.certify_held().unwrap());
+            }
+        }
+        keys_held.extend(held.certify_held().unwrap());
+        assert_eq!(keys_held.len(), eps.len());
+        for ((e, k), (f, l)) in keys_held.iter().zip(eps.iter().zip(&keys_one)) {
+            assert_eq!(e.path, f.path);
+            assert_eq!(k, l, "path {}", e.path);
+        }
+        let (a, _, on_a) = one.summary();
+        let (b, _, on_b) = held.summary();
+        assert_eq!(a, b);
+        assert_eq!(a.certified, 15, "{a:?}");
+        assert_eq!((on_a.as_str(), on_b.as_str()), ("cpu", "cpu"));
     }
 }
