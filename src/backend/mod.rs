@@ -61,6 +61,15 @@ pub trait Backend: Send {
     fn preferred_batch(&self) -> Option<usize> {
         None
     }
+    /// A batch certifier for `system` on this backend's device (the Krawczyk test of
+    /// [`crate::certify`] as one GPU batch, [`crate::certify::cuda`]); `None`: certification
+    /// runs on the host's cores.
+    fn certifier(
+        &self,
+        _system: &crate::system::System,
+    ) -> Result<Option<Box<dyn crate::certify::BatchCertifier>>> {
+        Ok(None)
+    }
 }
 
 /// Default paths at once on the GPU.
@@ -239,6 +248,16 @@ impl Backend for AutoBackend {
 
     fn resident(&mut self) -> Option<&mut dyn crate::track::resident::api::ResidentTracker> {
         self.active().ok()?.resident()
+    }
+
+    fn certifier(
+        &self,
+        system: &crate::system::System,
+    ) -> Result<Option<Box<dyn crate::certify::BatchCertifier>>> {
+        match &self.gpu {
+            Some(Ok(g)) if self.use_gpu => g.certifier(system),
+            _ => Ok(None),
+        }
     }
 
     fn host_pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {

@@ -1,11 +1,11 @@
-//! Certifying many points: the Krawczyk test on each (rayon's current pool, one point per
-//! task), then the proven counts of distinct and real roots.
-//!
-//! (On the CPU only; a GPU batch of the same test is not written.)
+//! Certifying many points: the Krawczyk test on each (on the CPU: rayon's current pool, one
+//! point per task; on a GPU: [`super::cuda::GpuCertifier`], behind [`BatchCertifier`]), then
+//! the proven counts of distinct and real roots, on the host.
 
 use super::distinct::count_distinct;
 use super::eval::IntervalSystem;
 use super::krawczyk::{certify_point, Certificate};
+use crate::error::Result;
 use crate::system::System;
 use num_complex::Complex64 as C64;
 use rayon::prelude::*;
@@ -56,6 +56,27 @@ impl<'a> Certifier<'a> {
             .par_iter()
             .map(|x| x.as_ref().and_then(|x| self.certify(x)))
             .collect()
+    }
+}
+
+/// Where a batch of points is certified: the host's cores ([`Certifier`]) or a device
+/// ([`super::cuda::GpuCertifier`], which a backend offers through
+/// [`crate::backend::Backend::certifier`]). Both give the same certificates, up to the
+/// rounding of the approximate inverse and of the interval bounds (docs/certification.md).
+pub trait BatchCertifier: Send {
+    /// "cpu" or "cuda".
+    fn name(&self) -> String;
+    /// The Krawczyk test at each point; `None` points are not tried.
+    fn certify_batch(&mut self, points: &[Option<Vec<C64>>]) -> Result<Vec<Option<Certificate>>>;
+}
+
+impl BatchCertifier for Certifier<'_> {
+    fn name(&self) -> String {
+        "cpu".into()
+    }
+
+    fn certify_batch(&mut self, points: &[Option<Vec<C64>>]) -> Result<Vec<Option<Certificate>>> {
+        Ok(self.certify_all(points))
     }
 }
 

@@ -51,6 +51,14 @@ impl CInterval {
         }
     }
 
+    /// `s · self` for a real double `s`.
+    pub fn scale_real(self, s: f64) -> CInterval {
+        CInterval {
+            re: self.re.scale(s),
+            im: self.im.scale(s),
+        }
+    }
+
     /// `1 / self`; the whole plane when the rectangle may contain 0.
     pub fn recip(self) -> CInterval {
         let den = self.re.sqr().add(self.im.sqr());

@@ -4,7 +4,9 @@
 //! Each term `c·Π_j x_j^{a_j}` is the product of powers of the coordinates' rectangles
 //! (`X^e` by repeated multiplication, `X^{−e}` from `1/X`); its partial derivative in
 //! `x_j` is `c·a_j·x_j^{a_j−1}·Π_{k≠j} x_k^{a_k}`, formed from prefix and suffix products
-//! of the term's factors (O(support) products per term for all its partials). Every
+//! of the term's factors (O(support) products per term for all its partials); the factor
+//! `c·a_j` is applied as a scaling by `c` and one by `a_j`, since the double nearest to
+//! `c·a_j` is in general not `c·a_j`. Every
 //! operation encloses its exact result, so the values enclose `{F(x) : x ∈ X}` and
 //! `{∂F/∂x(x) : x ∈ X}` (interval extension, Moore 1966).
 
@@ -140,7 +142,11 @@ impl IntervalSystem {
                 let mut prefix = CInterval::ONE;
                 for i in 0..s {
                     let (j, a) = t.factors[i];
-                    let d = self.power(&powers, j, a - 1).scale(t.coeff * a as f64);
+                    // c·a as two exact scalings: the double nearest c·a is not c·a.
+                    let d = self
+                        .power(&powers, j, a - 1)
+                        .scale(t.coeff)
+                        .scale_real(a as f64);
                     row[j] = row[j].add(prefix.mul(suffix[i + 1]).mul(d));
                     prefix = prefix.mul(*self.power(&powers, j, a));
                 }

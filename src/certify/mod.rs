@@ -8,14 +8,19 @@
 //! - [`eval`]: interval evaluation of `F` and its Jacobian;
 //! - [`krawczyk`]: the test at one point (and the realness test);
 //! - [`distinct`]: proven counts of distinct and real roots;
-//! - [`batch`]: many points in parallel, and the counts.
+//! - [`batch`]: many points in parallel, and the counts;
+//! - [`packed`]: the system flattened for the device kernel (kernels/certify.cu), and the
+//!   certificates read back from it;
+//! - [`cuda`]: the same test as a batch on a CUDA GPU.
 
 pub mod batch;
 pub mod complex;
+pub mod cuda;
 pub mod distinct;
 pub mod eval;
 pub mod interval;
 pub mod krawczyk;
+pub mod packed;
 
-pub use batch::{certify_points, summarize, Certifier, CertifySummary};
+pub use batch::{certify_points, summarize, BatchCertifier, Certifier, CertifySummary};
 pub use krawczyk::Certificate;

@@ -45,6 +45,29 @@ pub enum BenchWhat {
         #[arg(long)]
         batch: Option<usize>,
     },
+    /// Certification beside the solve (docs/certification.md): the solve's seconds, then the
+    /// Krawczyk test of its nonsingular endpoints on the CPU and, with `--backend cuda`, on
+    /// the GPU; each certification's seconds and share of the solve, the proven counts.
+    Certify {
+        /// Systems: family names with size (katsura10) or files.
+        #[arg(default_values_t = ["katsura8".to_string(), "cyclic7".to_string()])]
+        systems: Vec<String>,
+        /// Threads of the solve and of the CPU certification (0: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_enum, default_value = "auto")]
+        start: crate::solver::StartKind,
+        /// Where the paths are tracked and, with cuda, the GPU certification runs.
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: super::solve_args::BackendKind,
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+        /// Leave out the CPU certification (the device's alone).
+        #[arg(long)]
+        no_cpu: bool,
+    },
     /// Mixed cells: mixed volume, cells, homotopy steps, wall and CPU seconds per system,
     /// beside `gfan _mixedvolume -j THREADS` when gfan is on PATH (docs/mixed-cells.md).
     Cells {
@@ -234,6 +257,36 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 path.as_deref(),
                 b.as_mut(),
                 &tracker,
+            )
+            .map(|_| 0)
+        }
+        BenchWhat::Certify {
+            systems,
+            threads,
+            seed,
+            start,
+            backend,
+            device,
+            no_cpu,
+        } => {
+            let mut b = super::solve_args::make_backend(
+                *backend,
+                *device,
+                crate::backend::cuda::EvalMethod::Fused,
+                crate::backend::cuda::SolveMethod::GaussJordan,
+                *threads,
+                None,
+                None,
+            )?;
+            let tracker = super::solve_args::tracker_for(b.as_ref(), None)?;
+            super::certify::bench(
+                systems,
+                *threads,
+                *seed,
+                *start,
+                b.as_mut(),
+                &tracker,
+                *no_cpu,
             )
             .map(|_| 0)
         }

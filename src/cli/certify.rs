@@ -3,7 +3,7 @@
 //! unique root nearby, how many distinct roots they hold and how many of those are real
 //! (docs/certification.md).
 
-use crate::certify::{certify_points, CertifySummary};
+use crate::certify::{certify_points, summarize, CertifySummary};
 use crate::error::{Error, InputError, Result};
 use crate::post::Status;
 use crate::report::records::coordinates;
@@ -29,6 +29,20 @@ pub struct CertifyArgs {
     /// CPU threads (0: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Where the Krawczyk tests run: the CPU's cores, or one batch on a GPU (cuda). The
+    /// distinct and real counts are taken on the CPU in both cases.
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub backend: CertifyBackend,
+    /// GPU to use with `--backend cuda`.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+}
+
+/// Where `certify` runs the Krawczyk tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CertifyBackend {
+    Cpu,
+    Cuda,
 }
 
 /// What `certify` prints.
@@ -41,6 +55,8 @@ struct Report {
     tested: u64,
     #[serde(flatten)]
     counts: CertifySummary,
+    /// "cpu" or "cuda".
+    backend: String,
     seconds: f64,
 }
 
@@ -116,12 +132,20 @@ pub fn run(a: &CertifyArgs) -> Result<i32> {
         .build()
         .map_err(|e| Error::Internal(format!("thread pool: {e}")))?;
     let clock = std::time::Instant::now();
-    let (_, counts) = pool.install(|| certify_points(&system, &points));
+    let counts = match a.backend {
+        CertifyBackend::Cpu => pool.install(|| certify_points(&system, &points)).1,
+        CertifyBackend::Cuda => {
+            let mut gpu = crate::certify::cuda::GpuCertifier::new(a.device, &system)?;
+            let certs = gpu.certify_points(&points)?;
+            pool.install(|| summarize(certs.iter().map(|c| c.as_ref())))
+        }
+    };
     let report = Report {
         system: system.name.clone(),
         points: points.len() as u64,
         tested: points.iter().filter(|p| p.is_some()).count() as u64,
         counts,
+        backend: format!("{:?}", a.backend).to_lowercase(),
         seconds: clock.elapsed().as_secs_f64(),
     };
     if a.json {
@@ -137,6 +161,7 @@ pub fn run(a: &CertifyArgs) -> Result<i32> {
             [
                 ("solutions read", report.points.to_string()),
                 ("  nonsingular (tested)", report.tested.to_string()),
+                ("backend", report.backend.clone()),
             ]
             .iter()
             .map(|(k, v)| table_row(k, v))
@@ -163,4 +188,126 @@ pub fn certification_rows(c: &CertifySummary) -> String {
         );
     }
     t
+}
+
+/// `pathtrack bench certify`: for each system a solve on `backend`, then the Krawczyk test
+/// of its nonsingular endpoints on the CPU (`threads`; skipped with `no_cpu`) and, where the
+/// backend offers a device certifier ([`crate::backend::Backend::certifier`]), as device
+/// batches (its kernel compiled before the clock starts; the compilation is reported
+/// apart). Each certification's seconds include the proven counts (taken on the CPU), and
+/// its share is of the solve's seconds. `agree`: endpoints with the same verdict on both.
+#[allow(clippy::too_many_arguments)]
+pub fn bench(
+    systems: &[String],
+    threads: usize,
+    seed: u64,
+    start: crate::solver::StartKind,
+    backend: &mut dyn crate::backend::Backend,
+    tracker: &crate::track::TrackerOptions,
+    no_cpu: bool,
+) -> Result<()> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Internal(format!("thread pool: {e}")))?;
+    println!(
+        "# pathtrack bench certify (solve on {}, {} CPU threads for the CPU certification, seed {seed})",
+        backend.name(),
+        pool.current_num_threads()
+    );
+    println!(
+        "{:<12} {:>9} {:>9} {:>9} {:>7} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>9}",
+        "system",
+        "nonsing",
+        "solve_s",
+        "cpu_s",
+        "cpu_%",
+        "device",
+        "dev_s",
+        "dev_%",
+        "certified",
+        "distinct",
+        "real",
+        "agree"
+    );
+    for name in systems {
+        let sys = crate::system::parse::load_named(Path::new(name))?;
+        let opts = crate::solver::SolveOptions {
+            seed,
+            start,
+            threads,
+            tracker: tracker.clone(),
+            ..Default::default()
+        };
+        let (s, eps) = crate::solver::solve_collect(&sys, &opts, backend)?;
+        let points: Vec<Option<Vec<C64>>> = eps
+            .iter()
+            .map(|e| {
+                e.coordinates
+                    .clone()
+                    .filter(|_| e.status == Status::Nonsingular)
+            })
+            .collect();
+        let tested = points.iter().flatten().count();
+        let timed = |f: &mut dyn FnMut() -> Result<Vec<Option<crate::certify::Certificate>>>| {
+            let clock = std::time::Instant::now();
+            let certs = f()?;
+            let counts = pool.install(|| summarize(certs.iter().map(|c| c.as_ref())));
+            Ok::<_, Error>((certs, counts, clock.elapsed().as_secs_f64()))
+        };
+        let cpu = match no_cpu {
+            true => None,
+            false => Some(timed(&mut || {
+                Ok(pool.install(|| crate::certify::Certifier::new(&sys).certify_all(&points)))
+            })?),
+        };
+        let compile = std::time::Instant::now();
+        let mut device = backend.certifier(&sys)?;
+        let compile_s = compile.elapsed().as_secs_f64();
+        let dev = match device.as_mut() {
+            Some(d) => Some((d.name(), timed(&mut || d.certify_batch(&points))?)),
+            None => None,
+        };
+        let share = |t: f64| format!("{:.1}", 100.0 * t / s.seconds);
+        let counts = dev
+            .as_ref()
+            .map(|d| d.1 .1)
+            .or(cpu.as_ref().map(|c| c.1))
+            .unwrap_or_default();
+        let agree = match (&cpu, &dev) {
+            (Some(c), Some(d)) => {
+                c.0.iter()
+                    .zip(&d.1 .0)
+                    .filter(|(a, b)| a.is_some() == b.is_some())
+                    .count()
+                    .to_string()
+            }
+            _ => "-".into(),
+        };
+        let dash = || "-".to_string();
+        println!(
+            "{:<12} {:>9} {:>9.3} {:>9} {:>7} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>9}",
+            name,
+            tested,
+            s.seconds,
+            cpu.as_ref().map_or_else(dash, |c| format!("{:.3}", c.2)),
+            cpu.as_ref().map_or_else(dash, |c| share(c.2)),
+            dev.as_ref().map_or_else(|| "-".into(), |d| d.0.clone()),
+            dev.as_ref().map_or_else(dash, |d| format!("{:.3}", d.1 .2)),
+            dev.as_ref().map_or_else(dash, |d| share(d.1 .2)),
+            counts.certified,
+            counts.certified_distinct,
+            counts.certified_real,
+            agree
+        );
+        if let (Some(c), Some(d)) = (&cpu, &dev) {
+            if c.1 != d.1 .1 {
+                println!("#   {name}: CPU counts {:?} differ from the device's", c.1);
+            }
+        }
+        if dev.is_some() {
+            println!("#   {name}: device certifier started in {compile_s:.2} s (context, NVRTC or its cache, upload)");
+        }
+    }
+    Ok(())
 }

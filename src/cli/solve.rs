@@ -1,7 +1,8 @@
 //! `pathtrack solve FILE [--start …] [--seed S] [--json] [-o sols.jsonl]`.
 
 use super::solve_args::{backend_and_tracker, backend_and_tracker_on, BackendKind, SolveArgs};
-use crate::certify::{summarize, Certificate, Certifier, CertifySummary};
+use crate::backend::Backend;
+use crate::certify::{summarize, BatchCertifier, Certificate, Certifier, CertifySummary};
 use crate::error::{Error, Result};
 use crate::report::formats::write_solutions_as;
 use crate::report::progress::{Phase, Progress};
@@ -116,15 +117,41 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }
         fn endpoint(&mut self, e: &crate::post::Endpoint) -> Result<()> {
             self.progress.endpoint(e.path, e.attempt);
-            let mut keys = match &mut self.certify {
+            if let Some(c) = self.certify.as_mut().filter(|c| c.batched()) {
+                if c.hold(e) {
+                    return self.flush_certified();
+                }
+                return Ok(());
+            }
+            let keys = match &mut self.certify {
                 Some(c) => c.add(e),
                 None => Default::default(),
             };
+            self.write(e, keys)
+        }
+    }
+    impl Cli<'_> {
+        /// Queues `e`'s line; it is written and counted for a signal's summary on the
+        /// writer's thread ([`super::line_writer`]).
+        fn write(
+            &mut self,
+            e: &crate::post::Endpoint,
+            mut keys: serde_json::Map<String, serde_json::Value>,
+        ) -> Result<()> {
             if let Some(o) = self.over {
                 keys.extend(o.endpoint_keys(e));
             }
-            // Written and counted for a signal's summary on the writer's thread.
             self.writer.write_with(e, keys)
+        }
+        /// Certifies the endpoints held for the device's batch and writes them.
+        fn flush_certified(&mut self) -> Result<()> {
+            let Some(c) = self.certify.as_mut() else {
+                return Ok(());
+            };
+            for (e, keys) in c.certify_held()? {
+                self.write(&e, keys)?;
+            }
+            Ok(())
         }
     }
     #[cfg(feature = "mpi")]
@@ -141,7 +168,10 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         announce,
         progress: Progress::new(a.quiet),
         writer: super::line_writer::LineWriter::start(writer)?,
-        certify: a.certify.then(|| PathCertificates::new(&system)),
+        certify: match a.certify {
+            true => Some(PathCertificates::new(&system, backend.as_ref())),
+            false => None,
+        },
         over: over.as_ref(),
     };
     let mut summary = match &devices {
@@ -168,6 +198,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             &opts.tracker,
         )?;
     }
+    obs.flush_certified()?;
     obs.progress.finish();
     obs.writer.finish()?.finish()?;
     if let Some(path) = &a.solutions {
@@ -183,14 +214,18 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             #[serde(flatten)]
             counts: CertifySummary,
             certify_seconds: f64,
+            certify_backend: String,
         }
         let line = match certified {
             None => serde_json::to_string(&summary),
-            Some((counts, certify_seconds)) => serde_json::to_string(&WithCertification {
-                summary: &summary,
-                counts,
-                certify_seconds,
-            }),
+            Some((counts, certify_seconds, certify_backend)) => {
+                serde_json::to_string(&WithCertification {
+                    summary: &summary,
+                    counts,
+                    certify_seconds,
+                    certify_backend,
+                })
+            }
         };
         let mut line = line.map_err(|e| Error::Internal(e.to_string()))?;
         if let (Some(k), Some(o)) = (excess, &over) {
@@ -211,11 +246,11 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
                 crate::report::table_row("excess (solve R·F only)", &k.to_string())
             );
         }
-        if let Some((c, secs)) = &certified {
+        if let Some((c, secs, on)) = &certified {
             print!(
                 "{}{}",
                 crate::cli::certify::certification_rows(c),
-                crate::report::table_row("  certify seconds", &format!("{secs:.3}"))
+                crate::report::table_row("  certify seconds", &format!("{secs:.3} ({on})"))
             );
         }
         if a.print {
@@ -250,32 +285,72 @@ fn devices_of(
     Ok((kind, w))
 }
 
-/// `solve --certify`: the Krawczyk test on each nonsingular endpoint as it arrives (a
-/// re-tracked path's last endpoint replaces its earlier one), and the time it took.
+/// `solve --certify`: the Krawczyk test on each nonsingular endpoint (a re-tracked path's
+/// last endpoint replaces its earlier one), and the time it took. On the CPU each endpoint
+/// is certified as it arrives; where the backend offers a device certifier
+/// ([`Backend::certifier`], `--backend cuda`), endpoints are held and certified
+/// [`crate::certify::cuda::CHUNK`] at a time, and written to -o after their batch (so an
+/// interrupted run's -o lacks the held ones, which `--resume` tracks again).
 struct PathCertificates<'s> {
     certifier: Certifier<'s>,
+    device: Option<Box<dyn BatchCertifier + 's>>,
+    held: Vec<crate::post::Endpoint>,
     last: std::collections::BTreeMap<u64, Option<Certificate>>,
     seconds: f64,
 }
 
 impl<'s> PathCertificates<'s> {
-    fn new(system: &'s crate::system::System) -> Self {
+    /// The backend's device certifier when it has one; the CPU when it has none or it does
+    /// not start (a notice on stderr).
+    fn new(system: &'s crate::system::System, backend: &dyn Backend) -> Self {
+        let clock = std::time::Instant::now();
+        let device = match backend.certifier(system) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!(
+                    "pathtrack: certifying on the CPU: the device certifier did not start ({e})"
+                );
+                None
+            }
+        };
+        let device = device.map(|d| d as Box<dyn BatchCertifier + 's>);
+        let mut c = Self::with_device(system, device);
+        c.seconds = clock.elapsed().as_secs_f64();
+        c
+    }
+
+    /// Certifies on `device` in held batches, or on the CPU as endpoints arrive (`None`).
+    fn with_device(
+        system: &'s crate::system::System,
+        device: Option<Box<dyn BatchCertifier + 's>>,
+    ) -> Self {
         PathCertificates {
             certifier: Certifier::new(system),
+            device,
+            held: Vec::new(),
             last: Default::default(),
             seconds: 0.0,
         }
     }
 
-    /// Certifies `e` if it is a finite nonsingular endpoint; returns the keys its JSON line
-    /// gets (`certified`, and `certified_radius` when certified).
-    fn add(&mut self, e: &crate::post::Endpoint) -> serde_json::Map<String, serde_json::Value> {
-        let clock = std::time::Instant::now();
-        let cert = match (&e.coordinates, e.status) {
-            (Some(x), crate::post::Status::Nonsingular) => self.certifier.certify(x),
-            _ => None,
-        };
-        self.seconds += clock.elapsed().as_secs_f64();
+    /// Endpoints are held for a device batch.
+    fn batched(&self) -> bool {
+        self.device.is_some()
+    }
+
+    /// Holds `e` for the next batch; true when the batch is full.
+    fn hold(&mut self, e: &crate::post::Endpoint) -> bool {
+        self.held.push(e.clone());
+        self.held.len() >= crate::certify::cuda::CHUNK
+    }
+
+    /// The keys of one endpoint's JSON line (`certified`, and `certified_radius` when
+    /// certified), recording its certificate as its path's last.
+    fn keys(
+        &mut self,
+        e: &crate::post::Endpoint,
+        cert: Option<Certificate>,
+    ) -> serde_json::Map<String, serde_json::Value> {
         let mut m = serde_json::Map::new();
         m.insert("certified".into(), cert.is_some().into());
         if let Some(c) = &cert {
@@ -285,10 +360,102 @@ impl<'s> PathCertificates<'s> {
         m
     }
 
-    /// The counts over the final endpoints, and the seconds spent certifying.
-    fn summary(self) -> (CertifySummary, f64) {
+    /// The finite nonsingular endpoint's coordinates (the points tested).
+    fn tested(e: &crate::post::Endpoint) -> Option<&Vec<num_complex::Complex64>> {
+        e.coordinates
+            .as_ref()
+            .filter(|_| e.status == crate::post::Status::Nonsingular)
+    }
+
+    /// Certifies `e` on the CPU; returns the keys of its JSON line.
+    fn add(&mut self, e: &crate::post::Endpoint) -> serde_json::Map<String, serde_json::Value> {
+        let clock = std::time::Instant::now();
+        let cert = Self::tested(e).and_then(|x| self.certifier.certify(x));
+        self.seconds += clock.elapsed().as_secs_f64();
+        self.keys(e, cert)
+    }
+
+    /// Certifies the held endpoints as one device batch; returns them with their keys.
+    #[allow(clippy::type_complexity)]
+    fn certify_held(
+        &mut self,
+    ) -> Result<
+        Vec<(
+            crate::post::Endpoint,
+            serde_json::Map<String, serde_json::Value>,
+        )>,
+    > {
+        let held = std::mem::take(&mut self.held);
+        let Some(device) = self.device.as_mut() else {
+            return Ok(Vec::new());
+        };
+        if held.is_empty() {
+            return Ok(Vec::new());
+        }
+        let clock = std::time::Instant::now();
+        let points: Vec<Option<Vec<num_complex::Complex64>>> =
+            held.iter().map(|e| Self::tested(e).cloned()).collect();
+        let certs = device.certify_batch(&points)?;
+        self.seconds += clock.elapsed().as_secs_f64();
+        Ok(held
+            .into_iter()
+            .zip(certs)
+            .map(|(e, c)| {
+                let keys = self.keys(&e, c);
+                (e, keys)
+            })
+            .collect())
+    }
+
+    /// The counts over the final endpoints, the seconds spent certifying, and where.
+    fn summary(self) -> (CertifySummary, f64, String) {
         let clock = std::time::Instant::now();
         let c = summarize(self.last.values().map(|c| c.as_ref()));
-        (c, self.seconds + clock.elapsed().as_secs_f64())
+        let on = self.device.as_ref().map_or("cpu".into(), |d| d.name());
+        (c, self.seconds + clock.elapsed().as_secs_f64(), on)
+    }
+}
+
+#[cfg(test)]
+mod certify_tests {
+    use super::*;
+
+    /// Endpoints held for a device batch (here the CPU certifier as the batch) get the keys
+    /// and counts that certifying each on arrival gives; a re-tracked path's last endpoint
+    /// replaces its first.
+    #[test]
+    fn held_batches_give_the_keys_and_counts_of_endpoints_certified_on_arrival() {
+        let sys = crate::system::parse::load_named(std::path::Path::new("katsura4")).unwrap();
+        let (_, mut eps) = crate::solver::solve_cpu(&sys, StartKind::Polyhedral, 1).unwrap();
+        // Path 0 again, moved off its root: its last endpoint is no longer certified.
+        let mut again = eps[0].clone();
+        if let Some(x) = again.coordinates.as_mut() {
+            x[0] += 1e-3;
+        }
+        again.status = crate::post::Status::Nonsingular;
+        eps.push(again);
+        let mut one = PathCertificates::with_device(&sys, None);
+        let keys_one: Vec<_> = eps.iter().map(|e| one.add(e)).collect();
+        let device: Box<dyn BatchCertifier> = Box::new(Certifier::new(&sys));
+        let mut held = PathCertificates::with_device(&sys, Some(device));
+        assert!(held.batched());
+        let mut keys_held = Vec::new();
+        for (i, e) in eps.iter().enumerate() {
+            held.hold(e);
+            if i % 5 == 4 {
+                keys_held.extend(held.certify_held().unwrap());
+            }
+        }
+        keys_held.extend(held.certify_held().unwrap());
+        assert_eq!(keys_held.len(), eps.len());
+        for ((e, k), (f, l)) in keys_held.iter().zip(eps.iter().zip(&keys_one)) {
+            assert_eq!(e.path, f.path);
+            assert_eq!(k, l, "path {}", e.path);
+        }
+        let (a, _, on_a) = one.summary();
+        let (b, _, on_b) = held.summary();
+        assert_eq!(a, b);
+        assert_eq!(a.certified, 15, "{a:?}");
+        assert_eq!((on_a.as_str(), on_b.as_str()), ("cpu", "cpu"));
     }
 }

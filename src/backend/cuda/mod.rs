@@ -789,6 +789,14 @@ impl Backend for CudaBackend {
         "cuda".into()
     }
 
+    fn certifier(
+        &self,
+        system: &crate::system::System,
+    ) -> Result<Option<Box<dyn crate::certify::BatchCertifier>>> {
+        let c = crate::certify::cuda::GpuCertifier::new(self.dev.ordinal, system)?;
+        Ok(Some(Box::new(c)))
+    }
+
     fn setup_note(&self) -> Option<String> {
         self.loaded.as_ref().map(|l| l.compile.clone())
     }
