@@ -535,6 +535,7 @@ fn cyclic8_decomposition() {
     let mut backend = CpuBackend::new(0).unwrap();
     let o = WitnessOptions {
         top: Some(1),
+        method: Method::Dimensions,
         ..opts(1)
     };
     let (sets, _) = witness_sets(&sys, &o, &mut backend, &mut |_| {}).unwrap();
@@ -568,6 +569,7 @@ fn cyclic9_decomposition() {
     let mut backend = CpuBackend::new(0).unwrap();
     let o = WitnessOptions {
         top: Some(2),
+        method: Method::Dimensions,
         ..opts(1)
     };
     let (sets, _) = witness_sets(&sys, &o, &mut backend, &mut |_| {}).unwrap();

@@ -64,10 +64,10 @@ pub struct WitnessArgs {
     /// `decompose --witness` and `member --witness`.
     #[arg(short, long)]
     pub output: Option<std::path::PathBuf>,
-    /// How the witness supersets are found: cascade (one start system for the top dimension,
-    /// then only the paths that leave each dimension) or dimensions (one start system per
-    /// dimension).
-    #[arg(long, value_enum, default_value = "cascade")]
+    /// How the witness supersets are found: dimensions (one start system per dimension) or
+    /// cascade (one start system for the top dimension, then only the paths that leave each
+    /// dimension; see the limits in docs/witness.md).
+    #[arg(long, value_enum, default_value = "dimensions")]
     pub method: Method,
 }
 
@@ -84,10 +84,10 @@ pub struct DecomposeArgs {
     /// As for `witness`: the largest dimension to look at.
     #[arg(long)]
     pub top_dimension: Option<usize>,
-    /// How the witness supersets are found: cascade (one start system for the top dimension,
-    /// then only the paths that leave each dimension) or dimensions (one start system per
-    /// dimension).
-    #[arg(long, value_enum, default_value = "cascade")]
+    /// How the witness supersets are found: dimensions (one start system per dimension) or
+    /// cascade (one start system for the top dimension, then only the paths that leave each
+    /// dimension; see the limits in docs/witness.md).
+    #[arg(long, value_enum, default_value = "dimensions")]
     pub method: Method,
     /// Monodromy loops per dimension, at most.
     #[arg(long, default_value_t = 30)]

@@ -1,5 +1,6 @@
-//! Witness sets for every dimension, top-down (the "dimension by dimension" approach of
-//! Sommese–Wampler's book, without the cascade): for `d = top, …, lowest` the square
+//! Witness sets for every dimension, top-down, by [`Method`]: the cascade
+//! ([`super::cascade`]) or the "dimension by dimension" approach of Sommese–Wampler's book,
+//! here: for `d = top, …, lowest` the square
 //! system `[R·F; L]` of `n − d` random combinations of `F` and `d` random hyperplanes is
 //! solved; of its finite solutions
 //!
@@ -58,10 +59,10 @@ pub struct DimensionReport {
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// One square system `[R·F; L]` per dimension, each solved from its own start system.
+    #[default]
     Dimensions,
     /// The Sommese–Verschelde cascade ([`super::cascade`]): one start system for the top
     /// dimension, then only the paths of its nonsolutions, one dimension after the other.
-    #[default]
     Cascade,
 }
 
@@ -179,7 +180,7 @@ pub const JUNK_TEST_COND: f64 = 1e8;
 /// Whether `s` may be a singular solution (and so junk): not nonsingular, or of condition
 /// above [`JUNK_TEST_COND`] (or unknown).
 fn maybe_singular(s: &Solution) -> bool {
-    s.status != Status::Nonsingular || !(s.condition <= JUNK_TEST_COND)
+    s.status != Status::Nonsingular || s.condition.is_nan() || s.condition > JUNK_TEST_COND
 }
 
 /// The witness points of `Z_d` among `candidates` (finite solutions of a square system whose
