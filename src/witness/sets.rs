@@ -61,8 +61,8 @@ pub enum Method {
     /// One square system `[R·F; L]` per dimension, each solved from its own start system.
     #[default]
     Dimensions,
-    /// The Sommese–Verschelde cascade ([`super::cascade`]): one start system for the top
-    /// dimension, then only the paths of its nonsolutions, one dimension after the other.
+    /// The Sommese–Verschelde cascade: one start system for the top dimension, then only the
+    /// paths of its nonsolutions, one dimension after the other.
     Cascade,
 }
 
