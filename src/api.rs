@@ -235,6 +235,7 @@ impl Solver {
         Vec<crate::witness::sets::DimensionReport>,
     )> {
         let opts = crate::witness::sets::WitnessOptions {
+            method: Default::default(),
             seed: self.options.seed,
             top,
             lowest,

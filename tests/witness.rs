@@ -9,7 +9,7 @@ use pathtrack::witness::decompose::{
 };
 use pathtrack::witness::membership::{on_set, on_set_by_all_points, on_set_by_one_path};
 use pathtrack::witness::moving::Mover;
-use pathtrack::witness::sets::{witness_sets, DimensionReport, WitnessOptions};
+use pathtrack::witness::sets::{witness_sets, DimensionReport, Method, WitnessOptions};
 use pathtrack::witness::WitnessSet;
 use pathtrack::C64;
 use std::process::Command;
@@ -42,6 +42,7 @@ fn line_and_plane() -> System {
 
 fn opts(seed: u64) -> WitnessOptions {
     WitnessOptions {
+        method: Method::Cascade,
         seed,
         top: None,
         lowest: 0,
@@ -55,10 +56,22 @@ fn opts(seed: u64) -> WitnessOptions {
 }
 
 /// The witness sets and the decomposition of every dimension (isolated points as
-/// components of dimension 0), for `seed`.
+/// components of dimension 0), for `seed`, by the cascade.
 fn decompose(sys: &System, seed: u64) -> (Vec<WitnessSet>, Vec<DimensionReport>, Vec<Component>) {
+    decompose_by(sys, seed, Method::Cascade)
+}
+
+/// [`decompose`] with the witness sets found by `method`.
+fn decompose_by(
+    sys: &System,
+    seed: u64,
+    method: Method,
+) -> (Vec<WitnessSet>, Vec<DimensionReport>, Vec<Component>) {
     let mut backend = CpuBackend::new(2).unwrap();
-    let o = opts(seed);
+    let o = WitnessOptions {
+        method,
+        ..opts(seed)
+    };
     let (sets, reports) = witness_sets(sys, &o, &mut backend, &mut |_| {}).unwrap();
     let mut components = Vec::new();
     for w in &sets {
@@ -120,12 +133,21 @@ fn sphere_cut_by_a_plane_is_one_conic() {
 #[test]
 fn twisted_cubic_from_three_quadrics() {
     let sys = twisted_cubic();
+    // The cascade: three equations in three unknowns, R·F = F, so no candidate solves R·F
+    // only; every solution of a level is a witness point, junk or a nonsolution.
     let (sets, reports, comps) = decompose(&sys, 1);
     check_points(&sys, &sets);
     assert_eq!(degrees(&sets), vec![(2, 0), (1, 3), (0, 0)]);
     assert_eq!(shape(&comps), vec![(1, 3, 1, true)]);
-    // Two random combinations of the quadrics meet in the cubic and a line: the line's
-    // point on the slice solves R·F only.
+    for r in &reports {
+        assert_eq!(r.excess, 0, "{r:?}");
+        assert_eq!(r.finite, r.degree + r.junk + r.nonsolutions, "{r:?}");
+    }
+    // Dimension by dimension: two random combinations of the quadrics meet in the cubic and
+    // a line, and the line's point on the slice solves R·F only.
+    let (sets, reports, comps) = decompose_by(&sys, 1, Method::Dimensions);
+    assert_eq!(degrees(&sets), vec![(2, 0), (1, 3), (0, 0)]);
+    assert_eq!(shape(&comps), vec![(1, 3, 1, true)]);
     assert_eq!((reports[1].finite, reports[1].excess), (4, 1));
     // F itself: its 4 paths end on the curve, all junk at dimension 0.
     assert_eq!(reports[2].junk, reports[2].finite);
@@ -144,12 +166,54 @@ fn line_and_plane_split_by_dimension() {
     assert!(plane[2].norm() < 1e-12, "{plane:?}");
     let line = &sets[1].points[0];
     assert!(line[0].norm() < 1e-12 && line[1].norm() < 1e-12 && line[2].norm() > 1e-3);
-    // The slice of dimension 1 meets the plane in a line: its second path ends on that line
-    // (junk, told by membership) or does not end at a finite point; either way only the
-    // line's point is a witness point of dimension 1.
+    // The cascade's level 1 tracks E_2's two nonsolutions: one ends at the line's point, the
+    // other on the line {z = 0} ∩ L_1 of the plane, a singular point that membership in the
+    // plane's witness set removes as junk.
+    let r = &reports[1];
+    assert_eq!(
+        (r.paths, r.finite, r.junk, r.degree, r.nonsolutions),
+        (2, 2, 1, 1, 0),
+        "{r:?}"
+    );
+    // Dimension by dimension, the slice of dimension 1 meets the plane in a line too; the
+    // path towards it is classified by the solve (docs/witness.md, Limits), and only the
+    // line's point is a witness point.
+    let (sets, reports, comps) = decompose_by(&sys, 1, Method::Dimensions);
+    assert_eq!(degrees(&sets), vec![(2, 1), (1, 1)]);
+    assert_eq!(shape(&comps), vec![(2, 1, 1, true), (1, 1, 1, true)]);
     let r = &reports[1];
     assert_eq!((r.paths, r.degree), (2, 1), "{r:?}");
     assert!(r.junk + (r.paths as usize - r.finite) >= 1, "{r:?}");
+}
+
+/// The cascade and the dimension-by-dimension method find the same witness degrees and the
+/// same components; the cascade solves one start system, for the top dimension.
+#[test]
+fn cascade_and_dimensions_agree() {
+    let lines = system("variables: [x, y, z]\nequations: ['x*y', 'z - 1']", "lines");
+    let double = system("variables: [x, y]\nequations: ['x^2']", "double");
+    let family = |name: &str| pathtrack::system::families::by_name(name).unwrap().unwrap();
+    let systems = [
+        sphere_and_plane(),
+        twisted_cubic(),
+        line_and_plane(),
+        lines,
+        double,
+        family("cyclic4"),
+        family("cyclic5"),
+    ];
+    for sys in &systems {
+        let (a_sets, a_reports, a) = decompose_by(sys, 1, Method::Cascade);
+        let (b_sets, _, b) = decompose_by(sys, 1, Method::Dimensions);
+        check_points(sys, &a_sets);
+        assert_eq!(degrees(&a_sets), degrees(&b_sets), "{}", sys.name);
+        assert_eq!(shape(&a), shape(&b), "{}", sys.name);
+        // Below the top dimension the cascade tracks only the nonsolutions of the level
+        // above.
+        for w in a_reports.windows(2) {
+            assert_eq!(w[1].paths, w[0].nonsolutions as u64, "{}: {w:?}", sys.name);
+        }
+    }
 }
 
 #[test]
@@ -471,6 +535,7 @@ fn cyclic8_decomposition() {
     let mut backend = CpuBackend::new(0).unwrap();
     let o = WitnessOptions {
         top: Some(1),
+        method: Method::Dimensions,
         ..opts(1)
     };
     let (sets, _) = witness_sets(&sys, &o, &mut backend, &mut |_| {}).unwrap();
@@ -487,6 +552,120 @@ fn cyclic8_decomposition() {
     degs.sort_unstable();
     assert_eq!(degs, [vec![2; 8], vec![16; 8]].concat());
     assert!(comps.iter().all(|c| c.certified && c.multiplicity == 1));
+}
+
+/// cyclic-9: 6,156 isolated solutions (Faugère 2001) and a surface of degree 18 made of six
+/// cubic surfaces. Backelin's lemma (3² divides 9) gives them in closed form: `x_{j+3} = ω x_j`
+/// for a primitive cube root of unity `ω` (two choices) and `x_0 x_1 x_2 = c`, `c³ = 1`
+/// (three): each witness point is checked against that form, and each component's three
+/// points share `ω` and `c`. Minutes on 2 cores, so not in the default run (figures in
+/// docs/performance.md).
+#[test]
+#[ignore]
+fn cyclic9_decomposition() {
+    let sys = pathtrack::system::families::by_name("cyclic9")
+        .unwrap()
+        .unwrap();
+    let mut backend = CpuBackend::new(0).unwrap();
+    let o = WitnessOptions {
+        top: Some(2),
+        method: Method::Dimensions,
+        ..opts(1)
+    };
+    let (sets, _) = witness_sets(&sys, &o, &mut backend, &mut |_| {}).unwrap();
+    assert_eq!(degrees(&sets), vec![(2, 18), (1, 0), (0, 6156)]);
+    check_points(&sys, &sets);
+    let mut mover = Mover::new(
+        sets[0].randomization.apply(&sys),
+        sys.variables.clone(),
+        o.solve.tracker.clone(),
+        &mut backend,
+    );
+    let (comps, _) = decompose_set(&mut mover, &sets[0], &DecomposeOptions::default()).unwrap();
+    assert_eq!(shape(&comps), vec![(2, 3, 1, true); 6]);
+    // (ω, c) of a point of the surface, each as the index k of e^{2πik/3}.
+    let third = |z: C64| ((z.arg() / (std::f64::consts::TAU / 3.0)).round() as i64).rem_euclid(3);
+    let form = |x: &[C64]| {
+        let omega = x[3] / x[0];
+        for j in 0..9 {
+            assert!(
+                (x[(j + 3) % 9] - omega * x[j]).norm() < 1e-10 * x[j].norm(),
+                "{x:?}"
+            );
+        }
+        assert!(
+            (omega.powi(3) - 1.0).norm() < 1e-10 && third(omega) != 0,
+            "{x:?}"
+        );
+        let c = x[0] * x[1] * x[2];
+        assert!((c.powi(3) - 1.0).norm() < 1e-10, "{x:?}");
+        (third(omega), third(c))
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for comp in &comps {
+        let keys: std::collections::BTreeSet<_> = comp
+            .points
+            .iter()
+            .map(|&i| form(&sets[0].points[i]))
+            .collect();
+        assert_eq!(keys.len(), 1, "one (ω, c) per component");
+        seen.extend(keys);
+    }
+    assert_eq!(seen.len(), 6, "six cubic surfaces: {seen:?}");
+}
+
+/// An overdetermined system in PHCpack's format (`N n` on the first line) solves as its YAML
+/// does: the same paths, the same two solutions.
+#[test]
+fn overdetermined_phc_format_solves_like_yaml() {
+    let yaml = temp(
+        "over2.yaml",
+        "variables: [x, y]\nequations: ['x^2 - 1', 'y^2 - 4', 'x*y - 2']\n",
+    );
+    let phc = temp("over2.phc", "3 2\nx**2 - 1;\ny**2 - 4;\nx*y - 2;\n");
+    let run = |f: &std::path::Path| {
+        let sols = f.with_extension("sols.jsonl");
+        let s = json_of(&[
+            "solve",
+            f.to_str().unwrap(),
+            "--json",
+            "-q",
+            "--solutions",
+            sols.to_str().unwrap(),
+        ]);
+        let text = std::fs::read_to_string(&sols).unwrap();
+        let mut found: Vec<(f64, f64)> = text
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let c = &v["coordinates"];
+                (c[0][0].as_f64().unwrap(), c[1][0].as_f64().unwrap())
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.total_cmp(&b.0));
+        (s, found)
+    };
+    let (a, a_sols) = run(&yaml);
+    let (b, b_sols) = run(&phc);
+    for key in ["equations", "paths", "finite", "excess"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+    assert_eq!(
+        (b["finite"].as_u64(), b["excess"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(a_sols.len(), 2);
+    for ((x, y), (u, v)) in a_sols.iter().zip(&b_sols) {
+        assert!((x - u).abs() < 1e-12 && (y - v).abs() < 1e-12);
+    }
+    // A declared number of variables that the polynomials do not have is refused.
+    let bad = temp("over3.phc", "3 3\nx**2 - 1;\ny**2 - 4;\nx*y - 2;\n");
+    let out = bin()
+        .args(["solve", bad.to_str().unwrap(), "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("3 variables declared, 2 found"));
 }
 
 /// Bad requests end with exit code 2 and a message naming the flag or file and the cause.

@@ -13,7 +13,7 @@ use crate::witness::decompose::{decompose_set, isolated_components, Component, D
 use crate::witness::file::WitnessFile;
 use crate::witness::membership::on_set;
 use crate::witness::moving::Mover;
-use crate::witness::sets::{witness_sets, DimensionReport, WitnessOptions};
+use crate::witness::sets::{witness_sets, DimensionReport, Method, WitnessOptions};
 use clap::Args;
 use num_complex::Complex64 as C64;
 use serde_json::json;
@@ -64,6 +64,11 @@ pub struct WitnessArgs {
     /// `decompose --witness` and `member --witness`.
     #[arg(short, long)]
     pub output: Option<std::path::PathBuf>,
+    /// How the witness supersets are found: dimensions (one start system per dimension) or
+    /// cascade (one start system for the top dimension, then only the paths that leave each
+    /// dimension; see the limits in docs/witness.md).
+    #[arg(long, value_enum, default_value = "dimensions")]
+    pub method: Method,
 }
 
 #[derive(Args, Debug)]
@@ -79,6 +84,11 @@ pub struct DecomposeArgs {
     /// As for `witness`: the largest dimension to look at.
     #[arg(long)]
     pub top_dimension: Option<usize>,
+    /// How the witness supersets are found: dimensions (one start system per dimension) or
+    /// cascade (one start system for the top dimension, then only the paths that leave each
+    /// dimension; see the limits in docs/witness.md).
+    #[arg(long, value_enum, default_value = "dimensions")]
+    pub method: Method,
     /// Monodromy loops per dimension, at most.
     #[arg(long, default_value_t = 30)]
     pub max_loops: usize,
@@ -131,15 +141,18 @@ fn load(c: &Common) -> Result<System> {
     Ok(system)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn compute_sets(
     c: &Common,
     system: &System,
+    method: Method,
     dimension: Option<usize>,
     top: Option<usize>,
     backend: &mut dyn Backend,
     solve: SolveOptions,
 ) -> Result<(WitnessFile, Vec<DimensionReport>)> {
     let opts = WitnessOptions {
+        method,
         seed: c.seed,
         top,
         lowest: dimension.unwrap_or(0),
@@ -162,6 +175,7 @@ pub fn run_witness(a: &WitnessArgs) -> Result<i32> {
     let (file, reports) = compute_sets(
         &a.common,
         &system,
+        a.method,
         a.dimension,
         a.top_dimension,
         backend.as_mut(),
@@ -199,8 +213,9 @@ fn witness_table(system: &System, reports: &[DimensionReport], seconds: f64) -> 
         t.push_str(&table_row(
             &format!("dimension {}", r.dimension),
             &format!(
-                "degree {} ({} paths, {} finite, {} excess, {} on higher dimensions)",
-                r.degree, r.paths, r.finite, r.excess, r.junk
+                "degree {} ({} paths, {} finite, {} excess, {} on higher dimensions, {} \
+                 nonsolutions)",
+                r.degree, r.paths, r.finite, r.excess, r.junk, r.nonsolutions
             ),
         ));
     }
@@ -222,6 +237,7 @@ pub fn run_decompose(a: &DecomposeArgs) -> Result<i32> {
         None => compute_sets(
             &a.common,
             &system,
+            a.method,
             a.dimension,
             a.top_dimension,
             backend.as_mut(),

@@ -16,6 +16,7 @@
 //! - [`membership`]: whether a point lies on `Z_d` (and on which component).
 //! - [`excess`]: `solve` on an overdetermined system.
 
+pub mod cascade;
 pub mod decompose;
 pub mod excess;
 pub mod file;
@@ -39,6 +40,8 @@ pub enum Stream {
     Decompose(usize),
     /// The slices of a membership test.
     Membership,
+    /// The embedding of the cascade (randomization, slices, multipliers).
+    Cascade,
 }
 
 /// The generator of `stream` for `seed` (ChaCha8, one stream number per purpose).
@@ -46,6 +49,7 @@ pub fn rng(seed: u64, stream: Stream) -> rand_chacha::ChaCha8Rng {
     let id = match stream {
         Stream::Squaring => 1,
         Stream::Membership => 2,
+        Stream::Cascade => 3,
         Stream::Slices(d) => 1000 + d as u64,
         Stream::Decompose(d) => 1_000_000 + d as u64,
     };

@@ -1,5 +1,6 @@
-//! Witness sets for every dimension, top-down (the "dimension by dimension" approach of
-//! Sommese–Wampler's book, without the cascade): for `d = top, …, lowest` the square
+//! Witness sets for every dimension, top-down, by [`Method`]: the cascade
+//! ([`super::cascade`]) or the "dimension by dimension" approach of Sommese–Wampler's book,
+//! here: for `d = top, …, lowest` the square
 //! system `[R·F; L]` of `n − d` random combinations of `F` and `d` random hyperplanes is
 //! solved; of its finite solutions
 //!
@@ -24,8 +25,11 @@ use super::{rng, Stream, WitnessSet};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::post::Status;
+use crate::report::Solution;
 use crate::solver::{solve, SolveOptions};
 use crate::system::System;
+use crate::track::TrackerOptions;
+use num_complex::Complex64 as C64;
 use serde::Serialize;
 
 /// What the search for one dimension found besides its witness points.
@@ -42,14 +46,30 @@ pub struct DimensionReport {
     pub junk: usize,
     /// The witness points left: `deg Z_d`.
     pub degree: usize,
+    /// Cascade: the solutions off the slices (nonsolutions) that start the next dimension's
+    /// paths (0 for the dimension-by-dimension method).
+    pub nonsolutions: usize,
     /// Paths tracked by membership tests (junk removal).
     pub membership_paths: u64,
     pub seconds: f64,
 }
 
-/// Which dimensions to compute.
+/// How the witness supersets are found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// One square system `[R·F; L]` per dimension, each solved from its own start system.
+    #[default]
+    Dimensions,
+    /// The Sommese–Verschelde cascade: one start system for the top dimension, then only the
+    /// paths of its nonsolutions, one dimension after the other.
+    Cascade,
+}
+
+/// Which dimensions to compute, and how.
 #[derive(Clone, Debug)]
 pub struct WitnessOptions {
+    pub method: Method,
     pub seed: u64,
     /// The largest dimension looked at (default `n − 1`): nothing of larger dimension is
     /// assumed to exist.
@@ -86,8 +106,22 @@ pub fn dimension_range(system: &System, opts: &WitnessOptions) -> Result<(usize,
 }
 
 /// The witness sets of dimensions `top` down to `lowest` ([`dimension_range`]), highest
-/// first, each with its report; `progress` hears each dimension as it starts.
+/// first, each with its report, by `opts.method`; `progress` hears each dimension as it
+/// starts.
 pub fn witness_sets(
+    system: &System,
+    opts: &WitnessOptions,
+    backend: &mut dyn Backend,
+    progress: &mut dyn FnMut(usize),
+) -> Result<(Vec<WitnessSet>, Vec<DimensionReport>)> {
+    match opts.method {
+        Method::Dimensions => by_dimension(system, opts, backend, progress),
+        Method::Cascade => super::cascade::cascade(system, opts, backend, progress),
+    }
+}
+
+/// [`witness_sets`] dimension by dimension, each `[R·F; L]` from its own start system.
+fn by_dimension(
     system: &System,
     opts: &WitnessOptions,
     backend: &mut dyn Backend,
@@ -114,37 +148,15 @@ pub fn witness_sets(
             finite: summary.solutions.len(),
             ..Default::default()
         };
-        let mut points = Vec::new();
-        let mut multiplicities = Vec::new();
-        for s in &summary.solutions {
-            if dd_relative_residual(system, &s.coordinates) > EXCESS_RESIDUAL_TOL {
-                report.excess += 1;
-                continue;
-            }
-            if s.status != Status::Nonsingular {
-                let mut junk = false;
-                for w in sets.iter().filter(|w| w.degree() > 0) {
-                    let mut mover = Mover::new(
-                        w.randomization.apply(system),
-                        system.variables.clone(),
-                        solve_opts.tracker.clone(),
-                        backend,
-                    );
-                    let hit = on_set(&mut mover, w, &s.coordinates, opts.seed)?;
-                    report.membership_paths += mover.paths;
-                    if hit.is_some() {
-                        junk = true;
-                        break;
-                    }
-                }
-                if junk {
-                    report.junk += 1;
-                    continue;
-                }
-            }
-            points.push(s.coordinates.clone());
-            multiplicities.push(s.multiplicity());
-        }
+        let (points, multiplicities) = clean_candidates(
+            system,
+            &summary.solutions,
+            &sets,
+            &solve_opts.tracker,
+            opts.seed,
+            backend,
+            &mut report,
+        )?;
         report.degree = points.len();
         report.seconds = clock.elapsed().as_secs_f64();
         reports.push(report);
@@ -157,4 +169,63 @@ pub fn witness_sets(
         });
     }
     Ok((sets, reports))
+}
+
+/// A solution of condition number above this is tested for junk even where the solve called
+/// it nonsingular: Newton converges quadratically onto a positive-dimensional solution set
+/// too (as a Gauss–Newton iteration onto a manifold), so that a point of the line
+/// `{z = 0} ∩ L` of the cascade's `E_1` for `xz, yz` came back "nonsingular" at κ = ∞.
+pub const JUNK_TEST_COND: f64 = 1e8;
+
+/// Whether `s` may be a singular solution (and so junk): not nonsingular, or of condition
+/// above [`JUNK_TEST_COND`] (or unknown).
+fn maybe_singular(s: &Solution) -> bool {
+    s.status != Status::Nonsingular || s.condition.is_nan() || s.condition > JUNK_TEST_COND
+}
+
+/// The witness points of `Z_d` among `candidates` (finite solutions of a square system whose
+/// isolated solutions hold them): those where `F` vanishes (else counted `excess`) and, when
+/// singular, on no witness set of `higher` (else counted `junk`), each with the number of
+/// paths that ended there.
+pub(crate) fn clean_candidates(
+    system: &System,
+    candidates: &[Solution],
+    higher: &[WitnessSet],
+    tracker: &TrackerOptions,
+    seed: u64,
+    backend: &mut dyn Backend,
+    report: &mut DimensionReport,
+) -> Result<(Vec<Vec<C64>>, Vec<usize>)> {
+    let mut points = Vec::new();
+    let mut multiplicities = Vec::new();
+    for s in candidates {
+        if dd_relative_residual(system, &s.coordinates) > EXCESS_RESIDUAL_TOL {
+            report.excess += 1;
+            continue;
+        }
+        if maybe_singular(s) {
+            let mut junk = false;
+            for w in higher.iter().filter(|w| w.degree() > 0) {
+                let mut mover = Mover::new(
+                    w.randomization.apply(system),
+                    system.variables.clone(),
+                    tracker.clone(),
+                    backend,
+                );
+                let hit = on_set(&mut mover, w, &s.coordinates, seed)?;
+                report.membership_paths += mover.paths;
+                if hit.is_some() {
+                    junk = true;
+                    break;
+                }
+            }
+            if junk {
+                report.junk += 1;
+                continue;
+            }
+        }
+        points.push(s.coordinates.clone());
+        multiplicities.push(s.multiplicity());
+    }
+    Ok((points, multiplicities))
 }

@@ -92,13 +92,20 @@ pub fn parse_str(text: &str, origin: &str) -> Result<System, InputError> {
     Ok(system)
 }
 
-/// [`parse_str`], but a YAML system may have more or fewer equations than variables (the
-/// other formats stay square): the systems of `solve` (overdetermined ones) and `witness`.
+/// [`parse_str`], but a YAML or PHCpack system may have more or fewer equations than
+/// variables (the other formats stay square): the systems of `solve` (overdetermined ones)
+/// and `witness`.
 pub fn parse_str_rectangular(text: &str, origin: &str) -> Result<System, InputError> {
     match detect(text) {
         Format::Yaml => {
             rounding::start_system();
             let system = yaml::parse_rectangular(text, origin)?;
+            rounding::end_system(&system, origin);
+            Ok(system)
+        }
+        Format::Phc => {
+            rounding::start_system();
+            let system = phc::parse_rectangular(text, origin)?;
             rounding::end_system(&system, origin);
             Ok(system)
         }

@@ -25,6 +25,18 @@ pub fn looks_like_phc(text: &str) -> bool {
 
 /// Parses a system in PHCpack's format; `origin` names the file in errors.
 pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
+    parse_with(text, origin, true)
+}
+
+/// [`parse`], but the equations may be more or fewer than the variables: `N n` on the first
+/// line declares `N` equations in `n` unknowns (`n` checked against the variables found);
+/// `N` alone takes the variables as they come.
+pub fn parse_rectangular(text: &str, origin: &str) -> Result<System, InputError> {
+    parse_with(text, origin, false)
+}
+
+/// [`parse`] (`square`) or [`parse_rectangular`].
+fn parse_with(text: &str, origin: &str, square: bool) -> Result<System, InputError> {
     let at = |off: usize, msg: String| {
         let (l, c) = line_col(text, off);
         InputError::new(origin, msg).at(l, c)
@@ -63,7 +75,7 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
         return Err(at(npos, "the number of equations must be positive".into()));
     }
     if let Some(&(m, mpos)) = counts.get(1) {
-        if m != n {
+        if square && m != n {
             return Err(at(
                 mpos,
                 format!("system is not square: {n} equations in {m} variables"),
@@ -101,7 +113,19 @@ pub fn parse(text: &str, origin: &str) -> Result<System, InputError> {
         ));
     }
     let (names, index) = variables_by_appearance(&polys_src, &at)?;
-    if names.len() != n {
+    if let (false, Some(&(m, mpos))) = (square, counts.get(1)) {
+        if names.len() != m {
+            return Err(at(
+                mpos,
+                format!(
+                    "{m} variables declared, {} found ({})",
+                    names.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    if square && names.len() != n {
         return Err(at(
             npos,
             format!(
