@@ -32,7 +32,7 @@ use super::{rng, Stream, WitnessSet};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::homotopy::{terms_with_lift, Homotopy};
-use crate::params::given::{GivenStart, GIVEN_TAU_START};
+use crate::start::given::{GivenStart, GIVEN_TAU_START};
 use crate::post::Status;
 use crate::report::Solution;
 use crate::solver::{solve, SolveOptions};
