@@ -1078,7 +1078,7 @@ fn polyhedral_solve_times() {
                 ..Default::default()
             };
             let b: &mut dyn Backend = if gpu_side {
-                opts.tracker.batch = pathtrack::cli::solve::CUDA_BATCH;
+                opts.tracker.batch = pathtrack::cli::solve_args::CUDA_BATCH;
                 &mut g
             } else {
                 &mut cpu
@@ -1126,7 +1126,7 @@ fn resident_tracking_matches_round_tracking_and_the_cpu_backend() {
             ..Default::default()
         };
         let (cs, ce) = pathtrack::solver::solve_collect(&sys, &opts, &mut cpu).unwrap();
-        opts.tracker.batch = pathtrack::cli::solve::CUDA_BATCH;
+        opts.tracker.batch = pathtrack::cli::solve_args::CUDA_BATCH;
         g.set_resident(true);
         let (rs, re) = pathtrack::solver::solve_collect(&sys, &opts, &mut g).unwrap();
         g.set_resident(false);
