@@ -27,6 +27,11 @@ pub const DD_INFINITY_TOL: f64 = 1e-16;
 pub const DD_YN_FACTOR: f64 = 10.0;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
+
+/// Below this `|y_n|` (affine norm above 1,000) at t = 1, a path whose endgame samples show a
+/// positive valuation has diverged; above it, a point with a residual at a solution's level
+/// is a (singular) point of the target system however its samples moved.
+pub const DIVERGED_YN: f64 = 1e-3;
 /// Several paths ending at one "nonsingular" solution after recovery make it singular (of
 /// multiplicity = the number of paths) when its condition number exceeds this: a double
 /// root that Newton approached to `√ε` has κ ≈ 1e7–1e8, while jumped paths land on
@@ -595,9 +600,15 @@ impl<'a> Refiner<'a> {
                     {
                         ep.error = refinement_error(&y, nw.eta, nw.ratio, false);
                         Status::Nonsingular
-                    } else if v.is_some_and(|v| v > 2.0 * VALUATION_TOL) {
+                    } else if v.is_some_and(|v| v > 2.0 * VALUATION_TOL)
+                        && (rel < DIVERGED_YN || residual >= RESIDUAL_TOL.sqrt())
+                    {
                         // Reached t = 1 only because Newton stagnated at the rounding level
-                        // while |y_n| was still shrinking like s^v: a diverging path.
+                        // while |y_n| was still shrinking like s^v: a diverging path. Not a
+                        // point of norm below 1/DIVERGED_YN on the target system: there the
+                        // samples drift along a positive-dimensional solution set (the slice
+                        // of `xz, yz` through the plane z = 0: |y_n| = 0.53, residual 1e-16,
+                        // "valuation" 0.11), which is singular.
                         ep.reason = Some(format!("diverging (valuation {:.3})", v.unwrap_or(0.0)));
                         Status::AtInfinity
                     } else if residual < RESIDUAL_TOL.sqrt() {
@@ -797,8 +808,8 @@ impl<'a> Refiner<'a> {
                             ));
                             // Failed (so that recovery tracks it again) until the last
                             // attempt, which settles it as diverging.
-                            let diverging =
-                                rel < 1e-3 || ep.valuation.is_some_and(|v| v > 2.0 * VALUATION_TOL);
+                            let diverging = rel < DIVERGED_YN
+                                || ep.valuation.is_some_and(|v| v > 2.0 * VALUATION_TOL);
                             if diverging && self.last_attempt {
                                 ep.status = Status::AtInfinity;
                             }
