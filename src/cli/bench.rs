@@ -496,18 +496,7 @@ fn bench_refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> 
             *z = *z / s
                 * (1.0 + 1e-9 * C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
         });
-        ends.push(PathEnd {
-            path: ends.len() as u64,
-            y,
-            tau: 0.0,
-            code: TrackCode::Reached,
-            accepted: 0,
-            rejected: 0,
-            cond: 1.0,
-            samples: Vec::new(),
-            checkpoint: None,
-            lifts: None,
-        });
+        ends.push(PathEnd::bare(ends.len() as u64, y, 0.0, TrackCode::Reached));
     }
     if ends.is_empty() {
         return Err(Error::Usage(format!(

@@ -1112,18 +1112,7 @@ mod tests {
                 } else {
                     TrackCode::Reached
                 };
-                let end = PathEnd {
-                    path,
-                    y: Vec::new(),
-                    tau: 0.0,
-                    code,
-                    accepted: 0,
-                    rejected: 0,
-                    cond: 1.0,
-                    samples: Vec::new(),
-                    checkpoint: None,
-                    lifts: None,
-                };
+                let end = PathEnd::bare(path, Vec::new(), 0.0, code);
                 queue.push(end, &mut tally, &mut seen).unwrap();
             }
             queue.finish(&mut tally, &mut seen).unwrap();

@@ -267,6 +267,25 @@ pub struct PathEnd {
     pub lifts: Option<std::sync::Arc<[f64]>>,
 }
 
+impl PathEnd {
+    /// Path `path` ended at `(y, τ)` with `code`, with no steps, samples or checkpoint
+    /// recorded (endpoints made outside the tracker: benchmarks, tests).
+    pub fn bare(path: u64, y: Vec<C64>, tau: f64, code: TrackCode) -> PathEnd {
+        PathEnd {
+            path,
+            y,
+            tau,
+            code,
+            accepted: 0,
+            rejected: 0,
+            cond: 1.0,
+            samples: Vec::new(),
+            checkpoint: None,
+            lifts: None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {
     Refine(u32),
