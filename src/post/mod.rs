@@ -342,7 +342,7 @@ impl<'a> Refiner<'a> {
         let mut a = vec![C64::new(0.0, 0.0); nh * nh];
         let mut abs_row = vec![0.0f64; nh];
         // |y_i| once per coordinate: a term's absolute derivative is |c|·e·Π|y_i|^{f_i}.
-        let ay: Vec<f64> = y.iter().map(|v| v.norm()).collect();
+        let ay = crate::system::moduli(y);
         let mut abs_col = vec![0.0f64; nh];
         let mut support: Vec<(usize, i32)> = Vec::with_capacity(nh);
         let mut suffix: Vec<(C64, f64)> = Vec::with_capacity(nh + 1);
@@ -1006,7 +1006,7 @@ pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
     let m = system.equations.len();
     let j = nalgebra::DMatrix::<C64>::from_fn(m, n, |_, _| C64::new(0.0, 0.0));
     let mut j = j;
-    let x_abs: Vec<f64> = x.iter().map(|v| v.norm()).collect();
+    let x_abs = crate::system::moduli(x);
     for (k, f) in system.equations.iter().enumerate() {
         let g = f.gradient(x);
         let w = f.size_at_moduli(&x_abs);

@@ -123,41 +123,39 @@ impl Polynomial {
     /// it is the same for `f` and `λ·f` (any `λ ≠ 0`), and the first term keeps it away
     /// from 0 where every term vanishes (`x1 + x2` at the origin).
     pub fn size_at(&self, x: &[Complex64]) -> f64 {
-        self.max_coeff() + self.abs_scale(x)
+        self.size_at_moduli(&moduli(x))
     }
 
     /// [`Self::size_at`] from the moduli `|x_i|` (computed once for several equations).
     pub fn size_at_moduli(&self, x_abs: &[f64]) -> f64 {
-        let (mut max, mut sum) = (0.0f64, 0.0);
-        for t in &self.terms {
-            let c = t.coeff.norm();
-            max = max.max(c);
-            let mut v = c;
-            for (xi, &a) in x_abs.iter().zip(&t.exponents) {
-                if a != 0 {
-                    v *= xi.powi(a);
-                }
-            }
-            sum += v;
-        }
-        max + sum
+        self.max_coeff() + self.abs_scale_moduli(x_abs)
     }
 
     /// Sum of `|c · x^a|` over the terms: the scale against which a residual is relative.
     pub fn abs_scale(&self, x: &[Complex64]) -> f64 {
+        self.abs_scale_moduli(&moduli(x))
+    }
+
+    /// [`Self::abs_scale`] from the moduli `|x_i|`: `Σ_a |c_a|·Π|x_i|^{a_i}`.
+    fn abs_scale_moduli(&self, x_abs: &[f64]) -> f64 {
         self.terms
             .iter()
             .map(|t| {
                 let mut v = t.coeff.norm();
-                for (xi, &a) in x.iter().zip(&t.exponents) {
+                for (xi, &a) in x_abs.iter().zip(&t.exponents) {
                     if a != 0 {
-                        v *= xi.norm().powi(a);
+                        v *= xi.powi(a);
                     }
                 }
                 v
             })
             .sum()
     }
+}
+
+/// The moduli `|x_i|` of a point.
+pub fn moduli(x: &[Complex64]) -> Vec<f64> {
+    x.iter().map(|v| v.norm()).collect()
 }
 
 /// Equations with a coefficient modulus within `2^±EQUATION_SCALE_BAND` are tracked as given
@@ -200,7 +198,7 @@ impl System {
     /// ([`Polynomial::size_at`]): the same for the system with any equation multiplied by
     /// a nonzero constant.
     pub fn relative_residual(&self, x: &[Complex64]) -> f64 {
-        let x_abs: Vec<f64> = x.iter().map(|v| v.norm()).collect();
+        let x_abs = moduli(x);
         self.equations
             .iter()
             .map(|f| {
