@@ -104,7 +104,7 @@ struct RtOpts {
         eta_near_toric_infinity, unresolved_noise, zone_cond_dd, dd_checkpoint_s, dd_entry_s,
         beyond_double_min_cond, beyond_double_min_rate, double_cond_limit;
     unsigned int dd_residuals, stop_beyond_double, zone_steps_to_infinity, slots_finish_diverging,
-        rounding_switch;
+        rounding_switch, zone_rounding_switch;
 };
 
 
@@ -544,9 +544,10 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
         // (finite to_log_spread) goes back to projective coordinates only where its
         // smallest coordinate keeps its digits.
         // In the zone, above log_spread, where it keeps some (ZONE_FROM_LOG_ROUNDING).
+        // With zone_rounding_switch, in the zone as before it.
         const bool keeps_digits =
             !isfinite(o.to_log_spread) ||
-            (t > o.endgame_tau
+            (t > o.endgame_tau && !o.zone_rounding_switch
                  ? (hi_ - lo <= o.log_spread ||
                     rt_smallest_rounding(cond, hi_ - lo, o) <= RT_ZONE_FROM_LOG_ROUNDING)
                  : rt_smallest_rounding(cond, hi_ - lo, o) <= RT_FROM_LOG_ROUNDING);
@@ -559,9 +560,10 @@ extern "C" __global__ void rt_advance(RtState S, RtOpts o, int hi) {
             S.taueval[i] = cmk(t, 0.0);
             return;
         }
-    } else if (t < o.endgame_tau && isfinite(o.to_log_spread) &&
-               (rt_wants_log(y, o.to_log_spread) ||
-                (o.rounding_switch &&
+    } else if (isfinite(o.to_log_spread) &&
+               ((t < o.endgame_tau && rt_wants_log(y, o.to_log_spread)) ||
+                ((t < o.endgame_tau ? o.rounding_switch
+                                    : (t > o.endgame_tau && o.zone_rounding_switch)) &&
                  rt_projective_spread(y) > RT_ROUNDING_SWITCH_MIN_SPREAD &&
                  isfinite(rt_projective_spread(y)) &&
                  rt_smallest_rounding(cond, rt_projective_spread(y), o) > RT_TO_LOG_ROUNDING))) {

@@ -11,7 +11,7 @@ pub mod resume;
 use crate::backend::{cpu::CpuBackend, Backend};
 use crate::error::{Error, Result};
 use crate::eval::Residual;
-use crate::post::{local_dimension, Endpoint, Refiner};
+use crate::post::{local_dimension, Endpoint, Refiner, Status};
 use crate::report::{Summary, Tally};
 use crate::start::mhom::homotopy::MhomStart;
 use crate::start::polyhedral::{self, start::Polyhedral};
@@ -690,14 +690,18 @@ pub fn solve(
                     obs.endpoint(&e)?;
                 }
             }
-            None => track(
-                Some(Arc::new(suspects)),
-                &tracker,
-                attempt,
-                &mut tally,
-                &mut *obs,
-                &mut *backend,
-            )?,
+            None => {
+                for (paths, tracker) in round_groups(&tally, suspects, attempt, &tracker) {
+                    track(
+                        Some(Arc::new(paths)),
+                        &tracker,
+                        attempt,
+                        &mut tally,
+                        &mut *obs,
+                        &mut *backend,
+                    )?;
+                }
+            }
         }
         // A path that shared its solution with another, and now fails or diverges while the
         // other went elsewhere, keeps its earlier endpoint: that solution has no other path.
@@ -925,6 +929,42 @@ pub const RECOVERY_ROUNDS: u8 = 3;
 /// paths had jumped, and were never tracked again.
 pub const EXTRA_ROUNDS: u8 = 2;
 
+/// From this recovery round on, paths that failed in every earlier attempt are tracked with
+/// [`TrackerOptions::zone_rounding_switch`]: in double and in double-double they met the same
+/// trouble, and the switch to log coordinates inside the endgame zone is what they lack.
+pub const ZONE_SWITCH_FROM_ROUND: u8 = 2;
+
+/// The groups of a recovery round's paths (`suspects`, sorted) with their tracker options:
+/// from round [`ZONE_SWITCH_FROM_ROUND`] on, the paths whose current endpoint is a failure
+/// apart, with the zone switch; the others (and every path of earlier rounds) with
+/// `tracker`. Empty groups are left out.
+fn round_groups(
+    tally: &Tally,
+    suspects: Vec<u64>,
+    attempt: u8,
+    tracker: &TrackerOptions,
+) -> Vec<(Vec<u64>, TrackerOptions)> {
+    let (failed, others): (Vec<u64>, Vec<u64>) = if attempt >= ZONE_SWITCH_FROM_ROUND {
+        let failed: std::collections::HashSet<u64> = tally
+            .snapshot(&suspects)
+            .into_iter()
+            .filter(|(_, status, _)| *status == Status::Failed)
+            .map(|(p, _, _)| p)
+            .collect();
+        suspects.into_iter().partition(|p| failed.contains(p))
+    } else {
+        (Vec::new(), suspects)
+    };
+    let zone = TrackerOptions {
+        zone_rounding_switch: true,
+        ..tracker.clone()
+    };
+    [(others, tracker.clone()), (failed, zone)]
+        .into_iter()
+        .filter(|(paths, _)| !paths.is_empty())
+        .collect()
+}
+
 /// The start system of a run; it can regenerate the start point of any path by index.
 enum Start {
     Td(TotalDegree),
@@ -1120,6 +1160,36 @@ mod tests {
         assert_eq!(order, (0..4000).collect::<Vec<u64>>());
         let deepest = task_depth::DEEPEST.load(std::sync::atomic::Ordering::Relaxed);
         assert_eq!(deepest, 1, "refinement tasks nested {deepest} deep");
+    }
+
+    /// From round [`ZONE_SWITCH_FROM_ROUND`] on, a round's failed paths are tracked apart with
+    /// the zone switch; before it, and for the other paths, the round's options stand.
+    #[test]
+    fn failed_paths_get_the_zone_switch_from_its_round_on() {
+        use crate::post::{Endpoint, Status};
+        let mut tally = crate::report::Tally::default();
+        tally.add(&Endpoint::new(3, Status::Failed));
+        tally.add(&Endpoint::new(5, Status::AtInfinity));
+        tally.add(&Endpoint::new(8, Status::Failed));
+        let tracker = crate::track::TrackerOptions::default();
+        let early = super::round_groups(&tally, vec![3, 5, 8], 1, &tracker);
+        assert_eq!(early.len(), 1);
+        assert_eq!(early[0].0, vec![3, 5, 8]);
+        assert!(!early[0].1.zone_rounding_switch);
+        let late = super::round_groups(
+            &tally,
+            vec![3, 5, 8],
+            super::ZONE_SWITCH_FROM_ROUND,
+            &tracker,
+        );
+        let groups: Vec<(Vec<u64>, bool)> = late
+            .iter()
+            .map(|(p, o)| (p.clone(), o.zone_rounding_switch))
+            .collect();
+        assert_eq!(groups, vec![(vec![5], false), (vec![3, 8], true)]);
+        let only_failed = super::round_groups(&tally, vec![3, 8], 3, &tracker);
+        assert_eq!(only_failed.len(), 1);
+        assert!(only_failed[0].1.zone_rounding_switch);
     }
 
     /// Results come out in the order the tasks started, not the order they finished.

@@ -80,6 +80,17 @@ pub struct TrackerOptions {
     /// re-tracked, ended on one solution; the sparse chain (n = 8, seeds 1 and 3) has a
     /// path that only the first round's re-tracking, with the switch, brings to its root.
     pub rounding_switch: bool,
+    /// The same switch inside the endgame zone too, where a projective path would otherwise
+    /// stay projective, and a log path there goes back to projective coordinates only where
+    /// its smallest coordinate keeps [`path::FROM_LOG_ROUNDING`]. Off by default: on the
+    /// first pass it changes which paths the endgame's tests stop early (tests/endgame.rs).
+    /// The solver sets it for paths that failed in an earlier recovery round
+    /// ([`crate::solver::ZONE_SWITCH_FROM_ROUND`]): cyclic-13's 13 paths 1267331, 1267333,
+    /// …, 1267355 (seed 1) enter the zone at s = 0.1 with projective coordinates spread over
+    /// e^21–e^23 at condition 5e7–2.5e8, where Newton stops contracting in double and in
+    /// double-double from their checkpoint; with the switch they reach 13 distinct
+    /// nonsingular solutions (condition 5.5e4).
+    pub zone_rounding_switch: bool,
     /// Paths still running at this instant stop ([`TIME_BOUND_REASON`]): the recovery
     /// rounds' time bound. `None`: no bound.
     pub deadline: Option<std::time::Instant>,
@@ -162,6 +173,7 @@ impl Default for TrackerOptions {
             stop_beyond_double: true,
             slots_finish_diverging: true,
             rounding_switch: true,
+            zone_rounding_switch: false,
             deadline: None,
         }
     }

@@ -648,9 +648,16 @@ pub(crate) fn switches_coordinates(
 ) -> bool {
     let zone = tau > opts.endgame_tau;
     let polyhedral = opts.to_log_spread.is_finite();
+    let loses_digits = |sp: f64| {
+        sp.is_finite()
+            && sp > ROUNDING_SWITCH_MIN_SPREAD
+            && smallest_rounding(cond, sp) > TO_LOG_ROUNDING
+    };
     if log {
         let sp = spread(y, true);
-        if zone {
+        if zone && polyhedral && opts.zone_rounding_switch {
+            sp <= LOG_SWITCH_SPREAD_ENDGAME && smallest_rounding(cond, sp) <= FROM_LOG_ROUNDING
+        } else if zone {
             sp <= LOG_SWITCH_SPREAD_ENDGAME
                 && (!polyhedral
                     || sp <= LOG_SWITCH_SPREAD
@@ -659,16 +666,13 @@ pub(crate) fn switches_coordinates(
             sp <= LOG_SWITCH_SPREAD
                 && (!polyhedral || smallest_rounding(cond, sp) <= FROM_LOG_ROUNDING)
         }
+    } else if zone {
+        polyhedral && opts.zone_rounding_switch && loses_digits(spread(y, false))
     } else {
         tau < opts.endgame_tau
             && polyhedral
-            && (wants_log(y, opts.to_log_spread) || {
-                let sp = spread(y, false);
-                opts.rounding_switch
-                    && sp.is_finite()
-                    && sp > ROUNDING_SWITCH_MIN_SPREAD
-                    && smallest_rounding(cond, sp) > TO_LOG_ROUNDING
-            })
+            && (wants_log(y, opts.to_log_spread)
+                || opts.rounding_switch && loses_digits(spread(y, false)))
     }
 }
 
@@ -1348,5 +1352,80 @@ impl PathState {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A projective point whose smallest coordinate is e^-22 of the largest, as cyclic-13's
+    /// failing paths had at the zone's entry.
+    fn spread_point() -> Vec<C64> {
+        let mut y = vec![
+            C64::new(0.7, 0.1),
+            C64::new(2.8e-10, 1e-11),
+            C64::new(0.3, -0.4),
+        ];
+        normalize(&mut y);
+        y
+    }
+
+    fn polyhedral() -> TrackerOptions {
+        TrackerOptions {
+            to_log_spread: TO_LOG_SPREAD,
+            ..TrackerOptions::default()
+        }
+    }
+
+    /// In the endgame zone a projective point that lost its digits (condition 1e8, spread
+    /// e^22: relative rounding ~1e1 in its smallest coordinate) goes to log coordinates only
+    /// with the zone switch, and only for a polyhedral homotopy; before the zone the
+    /// first-pass rounding switch takes it there either way.
+    #[test]
+    fn the_zone_switch_takes_a_projective_path_that_lost_its_digits_to_log_coordinates() {
+        let y = spread_point();
+        let (cond, zone_tau, before_tau) = (1e8, -0.05, -0.5);
+        let plain = polyhedral();
+        let zone = TrackerOptions {
+            zone_rounding_switch: true,
+            ..polyhedral()
+        };
+        assert!(!switches_coordinates(&y, false, zone_tau, cond, &plain));
+        assert!(switches_coordinates(&y, false, zone_tau, cond, &zone));
+        assert!(switches_coordinates(&y, false, before_tau, cond, &plain));
+        // A point spread over less than ROUNDING_SWITCH_MIN_SPREAD stays projective.
+        let mut near = vec![C64::new(0.7, 0.1), C64::new(1e-2, 0.0), C64::new(0.3, -0.4)];
+        normalize(&mut near);
+        assert!(!switches_coordinates(&near, false, zone_tau, cond, &zone));
+        // Total-degree and m-hom homotopies never go to log coordinates in the zone.
+        let td = TrackerOptions {
+            zone_rounding_switch: true,
+            ..TrackerOptions::default()
+        };
+        assert!(!switches_coordinates(&y, false, zone_tau, cond, &td));
+    }
+
+    /// A log path in the zone spread over e^22 goes back to projective coordinates at once
+    /// without the zone switch (below [`LOG_SWITCH_SPREAD`]); with it, only where its
+    /// smallest coordinate would keep [`FROM_LOG_ROUNDING`], so that the two rules do not
+    /// send a path back and forth.
+    #[test]
+    fn with_the_zone_switch_a_log_path_returns_to_projective_only_where_digits_are_kept() {
+        let mut z = spread_point();
+        projective_to_log(&mut z);
+        let zone_tau = -0.05;
+        let plain = polyhedral();
+        let zone = TrackerOptions {
+            zone_rounding_switch: true,
+            ..polyhedral()
+        };
+        assert!(switches_coordinates(&z, true, zone_tau, 1e8, &plain));
+        assert!(!switches_coordinates(&z, true, zone_tau, 1e8, &zone));
+        // Spread over e^4.3 at condition 1 (rounding 1e-13), it goes back.
+        let mut near = vec![C64::new(0.7, 0.1), C64::new(1e-2, 0.0), C64::new(0.3, -0.4)];
+        normalize(&mut near);
+        projective_to_log(&mut near);
+        assert!(switches_coordinates(&near, true, zone_tau, 1.0, &zone));
     }
 }

@@ -111,6 +111,8 @@ struct RtOpts {
     /// 1: polyhedral paths switch to log coordinates where projective ones lose their
     /// digits (`TrackerOptions::rounding_switch`).
     rounding_switch: u32,
+    /// 1: the same switch inside the endgame zone (`TrackerOptions::zone_rounding_switch`).
+    zone_rounding_switch: u32,
 }
 unsafe impl DeviceRepr for RtOpts {}
 
@@ -155,6 +157,7 @@ impl RtOpts {
             zone_steps_to_infinity: ZONE_STEPS_TO_INFINITY,
             slots_finish_diverging: o.slots_finish_diverging as u32,
             rounding_switch: o.rounding_switch as u32,
+            zone_rounding_switch: o.zone_rounding_switch as u32,
         }
     }
 }
