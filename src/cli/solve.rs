@@ -22,12 +22,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
             ("--solutions", a.solutions.as_deref()),
         ],
     )?;
-    if a.max_work.is_nan() || a.max_work < 0.0 {
-        return Err(Error::Usage(format!(
-            "--max-work must be a non-negative number, not {}",
-            a.max_work
-        )));
-    }
+    let max_work = a.max_work_limit()?;
     let threads = super::resources::threads(a.threads);
     let loaded = crate::system::parse::load_named_rectangular(&a.file)?;
     // More equations than variables: n random combinations are solved (docs/witness.md).
@@ -65,7 +60,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
         }),
         limits: crate::solver::limits::Limits {
             max_paths: (a.max_paths > 0).then_some(a.max_paths),
-            max_work: (a.max_work > 0.0).then_some(a.max_work),
+            max_work,
         },
         ..Default::default()
     };
@@ -87,10 +82,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     opts.tracker = tracker;
     // The first lines of a large run (stderr): the total degree now, the paths and an
     // estimate of their time when the first pass starts.
-    let on_cpu = a.backend == BackendKind::Cpu
-        || (a.backend == BackendKind::Auto
-            && a.devices.is_none()
-            && !crate::gpu::device::driver_present());
+    let on_cpu = a.on_cpu();
     let announce = (!a.quiet).then(|| super::announce::Announce::new(&system, threads, on_cpu));
     if announce.is_some() && opts.given.is_none() {
         let needs_mv = matches!(a.start, StartKind::Auto | StartKind::Polyhedral);

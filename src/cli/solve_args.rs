@@ -96,9 +96,9 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = crate::solver::limits::DEFAULT_MAX_PATHS)]
     pub max_paths: u128,
     /// Refuse a run whose estimated work, paths × degree × terms, is above this (0: no
-    /// bound).
-    #[arg(long, default_value_t = crate::solver::limits::DEFAULT_MAX_WORK)]
-    pub max_work: f64,
+    /// bound; default 1e10 on the CPU, 1e12 on a GPU).
+    #[arg(long)]
+    pub max_work: Option<f64>,
     /// Predictor error target before the endgame zone (default 1e-4): smaller is slower
     /// and safer against path jumping.
     #[arg(long, hide = true)]
@@ -280,5 +280,76 @@ pub fn make_backend(
             threads,
             batch,
         ))),
+    }
+}
+
+impl SolveArgs {
+    /// True when the run will track on the host: `--backend cpu`, or `auto` without
+    /// `--devices` on a machine with no GPU driver.
+    pub fn on_cpu(&self) -> bool {
+        self.backend == BackendKind::Cpu
+            || (self.backend == BackendKind::Auto
+                && self.devices.is_none()
+                && !crate::gpu::device::driver_present())
+    }
+
+    /// The bound on the run's estimated work ([`crate::solver::limits::work_estimate`]):
+    /// `--max-work` as given (0: none), else the default of the backend that will track
+    /// ([`crate::solver::limits::default_max_work`]). A negative or NaN value is a usage
+    /// error.
+    pub fn max_work_limit(&self) -> crate::error::Result<Option<f64>> {
+        match self.max_work {
+            Some(w) if w.is_nan() || w < 0.0 => Err(crate::error::Error::Usage(format!(
+                "--max-work must be a non-negative number, not {w}"
+            ))),
+            Some(w) => Ok((w > 0.0).then_some(w)),
+            None => Ok(Some(crate::solver::limits::default_max_work(
+                !self.on_cpu(),
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        solve: SolveArgs,
+    }
+
+    fn args(extra: &[&str]) -> SolveArgs {
+        let mut argv = vec!["pathtrack", "cyclic5"];
+        argv.extend_from_slice(extra);
+        Cmd::try_parse_from(argv).unwrap().solve
+    }
+
+    /// The work bound defaults to the tracking backend's: a GPU run's is a hundred times the
+    /// CPU's, so that cyclic-14 (2.3e10) runs as typed on a GPU; a given bound is kept, 0 is
+    /// none, and a negative or NaN bound is a usage error.
+    #[test]
+    fn the_work_bound_defaults_to_the_backends() {
+        use crate::solver::limits::{DEFAULT_MAX_WORK, DEFAULT_MAX_WORK_GPU};
+        assert_eq!(
+            args(&["--backend", "cpu"]).max_work_limit().unwrap(),
+            Some(DEFAULT_MAX_WORK)
+        );
+        assert_eq!(
+            args(&["--backend", "cuda"]).max_work_limit().unwrap(),
+            Some(DEFAULT_MAX_WORK_GPU)
+        );
+        assert!(DEFAULT_MAX_WORK_GPU > 2.3e10 && DEFAULT_MAX_WORK < 2.3e10);
+        assert_eq!(
+            args(&["--max-work", "5e9"]).max_work_limit().unwrap(),
+            Some(5e9)
+        );
+        assert_eq!(args(&["--max-work", "0"]).max_work_limit().unwrap(), None);
+        for bad in ["--max-work=-1", "--max-work=NaN"] {
+            let e = args(&[bad]).max_work_limit().unwrap_err();
+            assert!(matches!(e, crate::error::Error::Usage(_)), "{bad}");
+        }
     }
 }

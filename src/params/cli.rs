@@ -124,12 +124,7 @@ fn setup(a: &SolveArgs, n: usize) -> Result<(SolveOptions, Box<dyn Backend>)> {
     if a.format != SolutionFormat::Jsonl {
         return refuse("--format other than jsonl");
     }
-    if a.max_work.is_nan() || a.max_work < 0.0 {
-        return Err(Error::Usage(format!(
-            "--max-work must be a non-negative number, not {}",
-            a.max_work
-        )));
-    }
+    let max_work = a.max_work_limit()?;
     let threads = crate::cli::resources::threads(a.threads);
     let partition = match &a.partition {
         Some(_) => {
@@ -145,7 +140,7 @@ fn setup(a: &SolveArgs, n: usize) -> Result<(SolveOptions, Box<dyn Backend>)> {
         threads,
         limits: crate::solver::limits::Limits {
             max_paths: (a.max_paths > 0).then_some(a.max_paths),
-            max_work: (a.max_work > 0.0).then_some(a.max_work),
+            max_work,
         },
         ..Default::default()
     };

@@ -13,6 +13,21 @@ pub const DEFAULT_MAX_PATHS: u128 = 10_000_000;
 /// is about 5·d², and took 73 s at d = 10^4 on two cores (5·10^8).
 pub const DEFAULT_MAX_WORK: f64 = 1e10;
 
+/// Default of `--max-work` when a GPU tracks: a hundred times [`DEFAULT_MAX_WORK`], as one
+/// GPU tracks about that many times more path-steps per second than two CPU cores.
+/// cyclic-14 (polyhedral, 8,795,976 paths) is 2.3·10^10 and cyclic-15 (35,243,520) 1.0·10^11.
+pub const DEFAULT_MAX_WORK_GPU: f64 = 1e12;
+
+/// The default bound on a run's [`work_estimate`]: [`DEFAULT_MAX_WORK_GPU`] when a GPU
+/// tracks, else [`DEFAULT_MAX_WORK`].
+pub fn default_max_work(gpu: bool) -> f64 {
+    if gpu {
+        DEFAULT_MAX_WORK_GPU
+    } else {
+        DEFAULT_MAX_WORK
+    }
+}
+
 /// Upper bounds on a run; `None` for no bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
