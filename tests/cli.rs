@@ -667,3 +667,68 @@ fn a_large_run_announces_its_paths_and_an_estimate() {
     // Before any progress line of the first pass.
     assert!(seen.iter().all(|l| !l.contains("first pass")), "{seen:?}");
 }
+
+/// A system of total degree 10^6 or more says so at once on stderr, before its (stable)
+/// mixed volume is counted: cyclic-14 (total degree 14! = 87,178,291,200; its mixed cells
+/// take minutes on two cores) is stopped once the line has come.
+#[test]
+fn a_very_large_system_names_its_total_degree_before_counting() {
+    use std::io::BufRead;
+    let mut child = bin()
+        .args(["cyclic14", "--backend", "cpu", "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = std::io::BufReader::new(child.stderr.take().unwrap())
+        .lines()
+        .next();
+    let _ = child.kill();
+    let _ = child.wait();
+    let first = first.expect("a line on stderr").unwrap();
+    assert_eq!(
+        first,
+        "pathtrack: cyclic14: total degree 87,178,291,200; counting the stable mixed volume \
+         (the polyhedral root count)"
+    );
+}
+
+/// `--backend auto` (the default) on a machine without an NVIDIA driver says nothing of a
+/// GPU, even for a run large enough to try one (katsura-10 on one thread: its estimate from
+/// the system's own terms, a lower bound of the homotopy's, is above the GPU's start-up);
+/// the summary says `cpu`. Skipped where a driver is installed.
+#[test]
+fn auto_without_a_driver_is_silent_about_the_gpu() {
+    if pathtrack::gpu::device::driver_present() {
+        eprintln!("auto_without_a_driver_is_silent_about_the_gpu: skipped (a driver is present)");
+        return;
+    }
+    let sys = pathtrack::system::families::by_name("katsura10")
+        .unwrap()
+        .unwrap();
+    let terms: usize = sys.equations.iter().map(|f| f.terms.len()).sum();
+    assert!(!pathtrack::backend::cpu_is_enough(
+        1024,
+        sys.n(),
+        terms,
+        1,
+        pathtrack::backend::GPU_STARTUP_SECONDS
+    ));
+    for quiet in [true, false] {
+        let mut args = vec!["katsura10", "--json", "--threads", "1"];
+        if quiet {
+            args.push("-q");
+        }
+        let (v, stderr) = json_of(&args);
+        assert_eq!(v["paths"], 1024);
+        assert_eq!(v["backend"], "cpu", "{v}");
+        let lower = stderr.to_lowercase();
+        assert!(
+            !lower.contains("gpu") && !lower.contains("cuda"),
+            "{stderr}"
+        );
+        if quiet {
+            assert!(stderr.is_empty(), "-q: {stderr}");
+        }
+    }
+}

@@ -33,8 +33,8 @@ pub const STEPS_PER_PATH: f64 = crate::backend::STEPS_PER_PATH;
 /// take fewer steps).
 pub const EVALUATIONS_PER_STEP: f64 = 8.0;
 
-/// Wall seconds the sample runs for on each thread (it stops after its first batch past
-/// this).
+/// Wall seconds the sample's windows take on each thread (each window stops after its
+/// first batch past its share).
 pub const SAMPLE_SECONDS: f64 = 0.04;
 
 /// Points of one sampled batch (the CPU backend evaluates points in chunks of this order).
@@ -148,26 +148,34 @@ fn sample_homotopy(system: &System) -> Homotopy {
 
 /// Wall seconds per sampled point with `threads` threads sampling at once: each thread
 /// evaluates batches of [`SAMPLE_BATCH`] points (extended Jacobian, then an LU solve of
-/// the `N × N` direction system for two right-hand sides) for about [`SAMPLE_SECONDS`];
-/// the result is the wall time over the points of all threads. Other processes' load
-/// lengthens it as it lengthens the solve.
+/// the `N × N` direction system for two right-hand sides) through [`SAMPLE_WINDOWS`]
+/// windows of [`SAMPLE_SECONDS`] in all, and its rate is the median of its windows' rates
+/// (points per wall second), so that one preemption does not decide the estimate; the
+/// result is one over the sum of the threads' rates. Other processes' load lowers the
+/// rates as it slows the solve.
 pub fn sample_point_seconds(homotopy: &Homotopy, threads: usize) -> f64 {
     let layout = EvalLayout::new(homotopy);
-    let clock = std::time::Instant::now();
-    let points: usize = std::thread::scope(|s| {
+    let rate: f64 = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads.max(1))
             .map(|k| {
                 let layout = &layout;
                 s.spawn(move || sample_on_thread(layout, k))
             })
             .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+        workers.into_iter().map(|w| w.join().unwrap_or(0.0)).sum()
     });
-    clock.elapsed().as_secs_f64() / points.max(1) as f64
+    if rate > 0.0 {
+        1.0 / rate
+    } else {
+        f64::INFINITY
+    }
 }
 
-/// One thread's share of [`sample_point_seconds`]: the points it evaluated.
-fn sample_on_thread(layout: &EvalLayout, thread: usize) -> usize {
+/// Windows of the sample on each thread (their median rate is the thread's).
+pub const SAMPLE_WINDOWS: usize = 5;
+
+/// One thread's share of [`sample_point_seconds`]: its median rate in points per second.
+fn sample_on_thread(layout: &EvalLayout, thread: usize) -> f64 {
     let (n, nh, q) = (layout.n, layout.nh, SAMPLE_BATCH);
     // Points of modulus about 1 with spread arguments, at t = 1/2 (τ = log t).
     let ys: Vec<C64> = (0..q * nh)
@@ -181,9 +189,7 @@ fn sample_on_thread(layout: &EvalLayout, thread: usize) -> usize {
         vec![0; nh],
         vec![C64::new(0.0, 0.0); 2 * nh],
     );
-    let clock = std::time::Instant::now();
-    let mut done = 0;
-    loop {
+    let mut batch = || {
         let pts = Points::projective(&ys, &taus);
         crate::eval::cpu::extended_jacobians(layout, &pts, &mut out, &mut scratch);
         for i in 0..q {
@@ -205,11 +211,23 @@ fn sample_on_thread(layout: &EvalLayout, thread: usize) -> usize {
             crate::linalg::small::lu_solve(nh, &a, &piv, &mut b, 2);
             std::hint::black_box(&b);
         }
-        done += q;
-        if clock.elapsed().as_secs_f64() >= SAMPLE_SECONDS {
-            return done;
-        }
-    }
+    };
+    // A first batch outside the windows: buffers and caches warm.
+    batch();
+    let window = SAMPLE_SECONDS / SAMPLE_WINDOWS as f64;
+    let mut rates: Vec<f64> = (0..SAMPLE_WINDOWS)
+        .map(|_| {
+            let clock = std::time::Instant::now();
+            let mut done = 0;
+            while done == 0 || clock.elapsed().as_secs_f64() < window {
+                batch();
+                done += q;
+            }
+            done as f64 / clock.elapsed().as_secs_f64()
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates[SAMPLE_WINDOWS / 2]
 }
 
 /// `1234567` as `1,234,567`.
