@@ -570,6 +570,8 @@ fn summary_is_plain_and_verbose_adds_the_details() {
         "{verbose}"
     );
     assert!(verbose.contains("seconds by phase"), "{verbose}");
+    // A CPU run's details speak of no GPU.
+    assert!(!verbose.contains("GPU"), "{verbose}");
 }
 
 /// `mixed_cells` means the cells of the torus lifting in `count` and in `solve`, and
