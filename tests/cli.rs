@@ -155,7 +155,7 @@ fn json_of(args: &[&str]) -> (serde_json::Value, String) {
 }
 
 /// The default start is chosen from the root counts: total degree where it equals the
-/// mixed volume (katsura-5), polyhedral where it is far above (cyclic-5); the summary says
+/// stable mixed volume (katsura-5), polyhedral where it is far above (cyclic-5); the summary says
 /// why, and the run is the one the explicit `--start` of the choice gives (same seed, same
 /// endpoints, bit for bit).
 #[test]
@@ -171,8 +171,15 @@ fn the_default_start_is_chosen_and_explained() {
         let (v, _) = json_of(&[system, "--json", "-q", "-o", auto.to_str().unwrap()]);
         assert_eq!(v["start"], chosen, "{system}");
         assert_eq!(v["finite"], finite, "{system}");
+        // The count compared with is the stable mixed volume (katsura-5: 32, while its
+        // mixed volume in the torus is 30), and the reason names it so.
         let why = v["start_reason"].as_str().unwrap();
-        assert!(why.contains("mixed volume"), "{why}");
+        let stable = &v["root_counts"]["stable_mixed_volume"];
+        assert!(
+            why.contains(&format!("× stable mixed volume {stable}")),
+            "{why}"
+        );
+        assert!(!why.contains("× mixed volume"), "{why}");
         let (w, _) = json_of(&[
             system,
             "--json",
@@ -563,6 +570,8 @@ fn summary_is_plain_and_verbose_adds_the_details() {
         "{verbose}"
     );
     assert!(verbose.contains("seconds by phase"), "{verbose}");
+    // A CPU run's details speak of no GPU.
+    assert!(!verbose.contains("GPU"), "{verbose}");
 }
 
 /// `mixed_cells` means the cells of the torus lifting in `count` and in `solve`, and
@@ -640,10 +649,9 @@ fn a_large_run_announces_its_paths_and_an_estimate() {
             }
         }
     });
-    let clock = std::time::Instant::now();
     let mut seen = Vec::new();
     let found = loop {
-        match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        match rx.recv_timeout(std::time::Duration::from_secs(120)) {
             Ok(l) if l.contains("paths to track") => break Some(l),
             Ok(l) => seen.push(l),
             Err(_) => break None,
@@ -651,18 +659,78 @@ fn a_large_run_announces_its_paths_and_an_estimate() {
     };
     let _ = child.kill();
     let _ = child.wait();
-    let line = found.unwrap_or_else(|| panic!("no announcement in 30 s: {seen:?}"));
+    let line = found.unwrap_or_else(|| panic!("no announcement: {seen:?}"));
     assert!(
         line.contains("11,016 paths")
             && line.contains("estimated")
             && line.contains("1 CPU thread"),
         "{line}"
     );
-    // Before the first progress line (5 s) and before any path ends: in seconds.
-    assert!(
-        clock.elapsed().as_secs_f64() < 20.0,
-        "{:?}",
-        clock.elapsed()
-    );
+    // Before any progress line of the first pass.
     assert!(seen.iter().all(|l| !l.contains("first pass")), "{seen:?}");
+}
+
+/// A system of total degree 10^6 or more says so at once on stderr, before its (stable)
+/// mixed volume is counted: cyclic-14 (total degree 14! = 87,178,291,200; its mixed cells
+/// take minutes on two cores) is stopped once the line has come.
+#[test]
+fn a_very_large_system_names_its_total_degree_before_counting() {
+    use std::io::BufRead;
+    let mut child = bin()
+        .args(["cyclic14", "--backend", "cpu", "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = std::io::BufReader::new(child.stderr.take().unwrap())
+        .lines()
+        .next();
+    let _ = child.kill();
+    let _ = child.wait();
+    let first = first.expect("a line on stderr").unwrap();
+    assert_eq!(
+        first,
+        "pathtrack: cyclic14: total degree 87,178,291,200; counting the stable mixed volume \
+         (the polyhedral root count)"
+    );
+}
+
+/// `--backend auto` (the default) on a machine without an NVIDIA driver says nothing of a
+/// GPU, even for a run large enough to try one (katsura-10 on one thread: its estimate from
+/// the system's own terms, a lower bound of the homotopy's, is above the GPU's start-up);
+/// the summary says `cpu`. Skipped where a driver is installed.
+#[test]
+fn auto_without_a_driver_is_silent_about_the_gpu() {
+    if pathtrack::gpu::device::driver_present() {
+        eprintln!("auto_without_a_driver_is_silent_about_the_gpu: skipped (a driver is present)");
+        return;
+    }
+    let sys = pathtrack::system::families::by_name("katsura10")
+        .unwrap()
+        .unwrap();
+    let terms: usize = sys.equations.iter().map(|f| f.terms.len()).sum();
+    assert!(!pathtrack::backend::cpu_is_enough(
+        1024,
+        sys.n(),
+        terms,
+        1,
+        pathtrack::backend::GPU_STARTUP_SECONDS
+    ));
+    for quiet in [true, false] {
+        let mut args = vec!["katsura10", "--json", "--threads", "1"];
+        if quiet {
+            args.push("-q");
+        }
+        let (v, stderr) = json_of(&args);
+        assert_eq!(v["paths"], 1024);
+        assert_eq!(v["backend"], "cpu", "{v}");
+        let lower = stderr.to_lowercase();
+        assert!(
+            !lower.contains("gpu") && !lower.contains("cuda"),
+            "{stderr}"
+        );
+        if quiet {
+            assert!(stderr.is_empty(), "-q: {stderr}");
+        }
+    }
 }

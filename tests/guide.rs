@@ -320,3 +320,44 @@ fn guide_output_samples_are_what_pathtrack_prints() {
     }
     assert!(checked >= 1, "no output sample in the guide");
 }
+
+/// The docs describe the project as it is: no change log or history section, no "session
+/// N", and no table of figures before and after a change (docs/performance.md keeps the
+/// current figures; the history is in git).
+#[test]
+fn docs_have_no_development_history() {
+    let mut files = vec![root().join("README.md")];
+    for e in std::fs::read_dir(root().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            files.push(p);
+        }
+    }
+    assert!(files.len() >= 10, "{files:?}");
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (k, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            let heading = lower.trim_start_matches('#').trim();
+            let session_n = lower
+                .match_indices("session ")
+                .any(|(i, m)| lower[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
+            // a table's header with a "before" and an "after" column
+            let cells: Vec<&str> = lower.split('|').map(str::trim).collect();
+            let column = |w: &str| {
+                cells
+                    .iter()
+                    .any(|c| *c == w || c.ends_with(&format!(" {w}")))
+            };
+            let before_after = line.starts_with('|') && column("before") && column("after");
+            let history_heading = line.starts_with('#')
+                && ["history", "changelog", "change log", "changes"].contains(&heading);
+            assert!(
+                !(history_heading || session_n || lower.contains("changelog") || before_after),
+                "{}:{}: {line}",
+                f.display(),
+                k + 1
+            );
+        }
+    }
+}

@@ -285,6 +285,139 @@ fn cli_targets_file_matches_solves_at_each_row() {
     }
 }
 
+/// Runs the command, checks it succeeded and returns its stdout.
+fn stdout_of(mut c: Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{c:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The rows of `--print`'s solutions table (after the summary's blank line) as cells, the
+/// header first.
+fn printed_table(text: &str) -> Vec<Vec<String>> {
+    let (_, table) = text
+        .split_once("\n\n")
+        .unwrap_or_else(|| panic!("no table after the summary:\n{text}"));
+    table
+        .lines()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .collect()
+}
+
+/// The summary lines but the seconds (which differ between runs).
+fn timeless(text: &str) -> Vec<&str> {
+    text.lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.trim_start().split("  ").next() != Some("seconds"))
+        .collect()
+}
+
+/// Parameter runs read `--verbose` and `--print` as a plain solve does: the plain summary
+/// first, `--verbose` adds the details after it, and `--print` the distinct solutions as a
+/// table, with the target's row first when there are several targets. The table's rows are
+/// the `--solutions` records of the same run (same seed): their count, targets and statuses.
+#[test]
+fn parameter_runs_print_and_verbose_as_a_plain_solve() {
+    let dir = scratch("print");
+    let f = "systems/families/rpr3.yaml";
+    let gen = dir.join("gen.jsonl");
+    let csv = dir.join("targets.csv");
+    std::fs::write(
+        &csv,
+        "l1, l2, l3, u3, q\n1, 4, 2.5, 0.8, 1\n9, 1, 0.5, 2, 1\n",
+    )
+    .unwrap();
+    // A member at random values: the plain summary, then the details, then the table.
+    let mut c = bin();
+    c.args(["solve", f, "-q", "--threads", "2", "-o"]).arg(&gen);
+    let plain = stdout_of(c);
+    assert!(
+        !plain.contains("seconds by phase") && !plain.contains("mult"),
+        "{plain}"
+    );
+    let mut c = bin();
+    c.args([
+        "solve",
+        f,
+        "-q",
+        "--threads",
+        "2",
+        "--verbose",
+        "--print",
+        "--solutions",
+    ])
+    .arg(dir.join("member.jsonl"));
+    let shown = stdout_of(c);
+    let (p, v) = (timeless(&plain), timeless(&shown));
+    assert_eq!(p[..], v[..p.len()], "{shown}");
+    assert!(v.iter().any(|l| l.contains("seconds by phase")), "{shown}");
+    let table = printed_table(&shown);
+    assert_eq!(table[0][..2], ["mult", "status"], "{shown}");
+    assert_eq!(table[0][2..6], ["x", "y", "c", "s"], "{shown}");
+    let member = lines(&dir.join("member.jsonl"));
+    assert_eq!(table.len() - 1, member.len(), "{shown}");
+    for (row, rec) in table[1..].iter().zip(&member) {
+        assert_eq!(row[1], rec["status"].as_str().unwrap(), "{shown}");
+    }
+    assert!(member.iter().any(|r| r["status"] == "nonsingular"));
+
+    // Several targets from those solutions: a target column, each target's rows.
+    let run = |extra: &[&str]| {
+        let mut c = bin();
+        c.args(["solve", f, "-q", "--threads", "2", "--from"])
+            .arg(&gen)
+            .arg("--params-file")
+            .arg(&csv)
+            .args(extra);
+        c
+    };
+    let plain = stdout_of(run(&[]));
+    let mut c = run(&["--verbose", "--print", "--solutions"]);
+    c.arg(dir.join("targets.jsonl"));
+    let shown = stdout_of(c);
+    let (p, v) = (timeless(&plain), timeless(&shown));
+    assert_eq!(p[..], v[..p.len()], "{shown}");
+    assert!(v.iter().any(|l| l.contains("seconds by phase")), "{shown}");
+    let table = printed_table(&shown);
+    assert_eq!(table[0][..3], ["target", "mult", "status"], "{shown}");
+    let records = lines(&dir.join("targets.jsonl"));
+    assert_eq!(table.len() - 1, records.len(), "{shown}");
+    for (row, rec) in table[1..].iter().zip(&records) {
+        assert_eq!(row[0], rec["target"].to_string(), "{shown}");
+        assert_eq!(row[2], rec["status"].as_str().unwrap(), "{shown}");
+    }
+    for k in 0..2 {
+        assert!(
+            table[1..].iter().any(|r| r[0] == k.to_string()),
+            "target {k} has no rows:\n{shown}"
+        );
+    }
+    // One target (--params): no target column.
+    let mut c = bin();
+    c.args(["solve", f, "-q", "--threads", "2", "--print", "--from"])
+        .arg(&gen)
+        .args(["--params", "l1=1, l2=4, l3=2.5, u3=0.8, q=1"]);
+    let shown = stdout_of(c);
+    let table = printed_table(&shown);
+    assert_eq!(table[0][..2], ["mult", "status"], "{shown}");
+    assert_eq!(
+        table[1..].iter().filter(|r| r[1] == "nonsingular").count(),
+        6,
+        "{shown}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `solve F --start-system G --from G_SOLS`: the γ-trick homotopy from the user's start
 /// system reaches the solutions of a direct solve.
 #[test]
@@ -325,6 +458,23 @@ fn user_start_system_reaches_the_direct_solutions() {
     if let Err(e) = same_solutions(&params::startfile::distinct(mine), &want, 1e-8) {
         panic!("{e}");
     }
+    // --verbose and --print as in a plain solve
+    let mut c = bin();
+    c.args(["solve", "-q", "--verbose", "--print"])
+        .arg(&f)
+        .arg("--start-system")
+        .arg(&g)
+        .arg("--from")
+        .arg(&gs);
+    let shown = stdout_of(c);
+    assert!(shown.contains("seconds by phase"), "{shown}");
+    let table = printed_table(&shown);
+    assert_eq!(table[0][..5], ["mult", "status", "x", "y", "z"], "{shown}");
+    assert_eq!(
+        table[1..].iter().filter(|r| r[1] == "nonsingular").count(),
+        8,
+        "{shown}"
+    );
 }
 
 /// Runs the command, which must fail with exit code 2; returns its stderr.

@@ -1,5 +1,5 @@
 //! `pathtrack show SOLS.jsonl [--system FILE]`: the records of `solve -o` or
-//! `solve --solutions` as a table, one row per record: status, multiplicity (solutions) or
+//! `solve --solutions` as a table, one row per record: the target (runs over several targets), status, multiplicity (solutions) or
 //! path index (paths), each coordinate, residual and condition number.
 
 use crate::error::{Error, InputError, Result};
@@ -102,14 +102,20 @@ pub fn run(a: &ShowArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// The records (of `solve -o` or `--solutions`) as a table with a column per variable.
+/// The records (of `solve -o` or `--solutions`) as a table with a column per variable, and
+/// first the target's row of a `--params-file` run when the records carry one.
 pub fn table(records: &[Value], variables: &[String], digits: usize) -> String {
     let n = variables.len();
     let solutions = records.iter().any(|r| r.get("multiplicity").is_some());
-    let mut head = vec![
+    let targets = records.iter().any(|r| r.get("target").is_some());
+    let mut head = Vec::new();
+    if targets {
+        head.push("target".to_string());
+    }
+    head.extend([
         if solutions { "mult" } else { "path" }.to_string(),
         "status".to_string(),
-    ];
+    ]);
     head.extend(variables.iter().cloned());
     head.extend(["residual".to_string(), "condition".to_string()]);
     let mut rows = vec![head];
@@ -119,14 +125,18 @@ pub fn table(records: &[Value], variables: &[String], digits: usize) -> String {
             Some(Value::String(s)) => s.clone(),
             _ => "-".into(),
         };
-        let mut row = vec![
+        let mut row = Vec::new();
+        if targets {
+            row.push(r.get("target").map_or("-".into(), |t| t.to_string()));
+        }
+        row.extend([
             if solutions {
                 r.get("multiplicity").map_or("-".into(), |m| m.to_string())
             } else {
                 r.get("path").map_or("-".into(), |m| m.to_string())
             },
             field("status"),
-        ];
+        ]);
         let coords = r.get("coordinates").and_then(|c| c.as_array());
         let scale = coords.map_or(0.0, |c| {
             c.iter()

@@ -86,7 +86,7 @@ pub fn run(a: &SolveArgs) -> Result<i32> {
     let announce = (!a.quiet).then(|| super::announce::Announce::new(&system, threads, on_cpu));
     if announce.is_some() && opts.given.is_none() {
         let needs_mv = matches!(a.start, StartKind::Auto | StartKind::Polyhedral);
-        if let Some(line) = super::announce::Announce::start(&system, needs_mv) {
+        if let Some(line) = super::announce::Announce::start(&system, needs_mv, a.torus) {
             eprintln!("{line}");
         }
     }

@@ -26,7 +26,7 @@ pub struct SolveArgs {
     /// System file (YAML, PHCpack, Bertini or Hom4PS format) or a family name such as katsura6.
     pub file: std::path::PathBuf,
     /// Start system (auto: total degree or m-hom where their path counts are within 1.25
-    /// of the mixed volume, polyhedral otherwise; the summary says why).
+    /// of the stable mixed volume, polyhedral otherwise; the summary says why).
     #[arg(long, value_enum, default_value = "auto")]
     pub start: StartKind,
     /// Polyhedral start: solutions in (C*)^n only (no constant terms added to the supports).

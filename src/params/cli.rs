@@ -310,7 +310,8 @@ fn run_family(a: &SolveArgs, fam: &Family) -> Result<i32> {
                     start_solutions: None,
                     targets: None,
                 };
-                print_summary(a.json, &out, names)?;
+                print_summary(a, &out, names)?;
+                print_solutions(a, &[(None, &summary)], &fam.variables);
                 return Ok(0);
             }
             let points = summary
@@ -386,7 +387,7 @@ fn run_family(a: &SolveArgs, fam: &Family) -> Result<i32> {
                 total = Some(t);
             }
         }
-        if a.solutions.is_some() {
+        if a.solutions.is_some() || a.print {
             solutions.push((k, s));
         }
     }
@@ -420,8 +421,32 @@ fn run_family(a: &SolveArgs, fam: &Family) -> Result<i32> {
         start_solutions: Some(start_points.len()),
         targets: several.then_some(counts),
     };
-    print_summary(a.json, &out, names)?;
+    print_summary(a, &out, names)?;
+    let each: Vec<(Option<usize>, &Summary)> = solutions
+        .iter()
+        .map(|(k, s)| (several.then_some(*k), s))
+        .collect();
+    print_solutions(a, &each, &fam.variables);
     Ok(0)
+}
+
+/// `--print` (without `--json`): the distinct solutions of each target as a table, with
+/// the target's row in a first column when there are several (`pathtrack show`'s table).
+fn print_solutions(a: &SolveArgs, each: &[(Option<usize>, &Summary)], variables: &[String]) {
+    if !a.print || a.json {
+        return;
+    }
+    let mut records = Vec::new();
+    for (target, s) in each {
+        for sol in &s.solutions {
+            let mut line = sol.line();
+            if let (Some(k), Value::Object(m)) = (target, &mut line) {
+                m.insert("target".into(), json!(k));
+            }
+            records.push(line);
+        }
+    }
+    print!("\n{}", crate::cli::show::table(&records, variables, 6));
 }
 
 /// Writes a member's distinct solutions, each with the parameter values (and the target).
@@ -447,9 +472,10 @@ fn write_solutions(
     std::fs::write(path, out).map_err(|e| Error::io(format!("writing {}", path.display()), e))
 }
 
-/// The summary as JSON or as the table with the parameter rows.
-fn print_summary(json: bool, out: &FamilySummary<'_>, names: &[String]) -> Result<()> {
-    if json {
+/// The summary as JSON or as the table with the parameter rows (and with `--verbose` the
+/// details of a plain solve's summary, over all targets).
+fn print_summary(a: &SolveArgs, out: &FamilySummary<'_>, names: &[String]) -> Result<()> {
+    if a.json {
         let line = serde_json::to_string(out).map_err(|e| Error::Internal(e.to_string()))?;
         println!("{line}");
         return Ok(());
@@ -495,6 +521,9 @@ fn print_summary(json: bool, out: &FamilySummary<'_>, names: &[String]) -> Resul
         if t.len() > 20 {
             print!("{}", table_row("  …", "(--json lists every target)"));
         }
+    }
+    if a.verbose {
+        print!("{}", crate::report::summary_details(out.summary));
     }
     Ok(())
 }
@@ -547,5 +576,9 @@ fn run_start_system(a: &SolveArgs, g: &Path, from: &Path) -> Result<i32> {
         crate::report::write_solutions(path, &summary.solutions)?;
     }
     crate::cli::outputs::print_summary(&summary, a.json)?;
+    if a.verbose && !a.json {
+        print!("{}", crate::report::summary_details(&summary));
+    }
+    print_solutions(a, &[(None, &summary)], &system.variables);
     Ok(0)
 }

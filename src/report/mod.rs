@@ -959,12 +959,17 @@ pub fn summary_details(s: &Summary) -> String {
         row(&mut t, "GPU kernels", k.clone());
     }
     let ph = &s.phases;
+    // The GPU's set-up only where a GPU tracked (a CPU run has none to speak of).
+    let setup = match s.backend.as_str() {
+        "cpu" => String::new(),
+        _ => format!(", GPU set-up {:.3}", ph.backend_setup),
+    };
     row(
         &mut t,
         "seconds by phase",
         format!(
-            "start system {:.3}, GPU set-up {:.3}, tracking {:.3}, re-tracking {:.3}",
-            ph.start_system, ph.backend_setup, ph.tracking, ph.recovery
+            "start system {:.3}{setup}, tracking {:.3}, re-tracking {:.3}",
+            ph.start_system, ph.tracking, ph.recovery
         ),
     );
     let u = &ph.tracking_usage;

@@ -9,7 +9,7 @@ pub mod polyhedral;
 pub mod total_degree;
 
 /// A total-degree or m-hom start is chosen when its paths are at most this many times the
-/// (stable) mixed volume.
+/// stable mixed volume (the root count of the polyhedral start in C^n).
 ///
 /// Where the Bézout count equals the mixed volume a polyhedral path costs 2–3 times a
 /// total-degree path, in steps, not in cost per step (one thread, seed 1, steps per path
@@ -45,7 +45,7 @@ pub struct Choice {
 }
 
 /// Chooses the start system from the total degree `td` (`None`: a Laurent system or one
-/// beyond u128), the (stable) mixed volume `mv`, and the m-hom Bézout number of the best
+/// beyond u128), the stable mixed volume `mv` (the polyhedral start's paths in C^n), and the m-hom Bézout number of the best
 /// partition, which `mhom` computes when called (it is called only when the total degree
 /// is too large, and the search is cheap enough: see [`MHOM_SEARCH_MAX_N`]).
 ///
@@ -57,18 +57,20 @@ pub fn choose(td: Option<u128>, mv: u128, n: usize, mhom: impl FnOnce() -> Optio
     if let Some(d) = td.filter(|&d| close(d)) {
         return Choice {
             start: Chosen::TotalDegree,
-            reason: format!("total degree {d} ≤ {k} × mixed volume {mv}"),
+            reason: format!("total degree {d} ≤ {k} × stable mixed volume {mv}"),
         };
     }
     let about_td = td.map_or("no total degree (Laurent)".to_string(), |d| {
-        format!("total degree {d} > {k} × mixed volume {mv}")
+        format!("total degree {d} > {k} × stable mixed volume {mv}")
     });
     if n <= MHOM_SEARCH_MAX_N || mv >= MHOM_SEARCH_MIN_PATHS {
         match mhom() {
             Some(b) if close(b) => {
                 return Choice {
                     start: Chosen::Mhom,
-                    reason: format!("{about_td}; m-hom Bézout {b} ≤ {k} × mixed volume"),
+                    reason: format!(
+                        "{about_td}; m-hom Bézout {b} ≤ {k} × stable mixed volume {mv}"
+                    ),
                 }
             }
             Some(b) => {
@@ -99,10 +101,9 @@ mod tests {
         // katsura-9: D = MV = 512
         let c = choose(Some(512), 512, 10, never);
         assert_eq!(c.start, Chosen::TotalDegree);
-        assert!(
-            c.reason.contains("512 ≤ 1.25 × mixed volume 512"),
-            "{}",
-            c.reason
+        assert_eq!(
+            c.reason,
+            "total degree 512 ≤ 1.25 × stable mixed volume 512"
         );
         // noon-6: 729 against 717
         assert_eq!(choose(Some(729), 717, 6, never).start, Chosen::TotalDegree);
@@ -115,10 +116,18 @@ mod tests {
         // cyclic-7: 5040 against 924, n = 7: the m-hom count (5040) is no better
         let c = choose(Some(5040), 924, 7, || Some(5040));
         assert_eq!(c.start, Chosen::Polyhedral);
-        assert!(c.reason.contains("m-hom Bézout 5040 too"), "{}", c.reason);
+        assert_eq!(
+            c.reason,
+            "total degree 5040 > 1.25 × stable mixed volume 924, m-hom Bézout 5040 too"
+        );
         // a bilinear system: the m-hom count meets the mixed volume
         let c = choose(Some(4096), 70, 8, || Some(70));
         assert_eq!(c.start, Chosen::Mhom);
+        assert_eq!(
+            c.reason,
+            "total degree 4096 > 1.25 × stable mixed volume 70; m-hom Bézout 70 ≤ 1.25 × \
+             stable mixed volume 70"
+        );
         // eco-9 (n = 9, 128 paths): no search, polyhedral
         assert_eq!(choose(Some(4374), 128, 9, never).start, Chosen::Polyhedral);
         // large runs search whatever n
