@@ -2,6 +2,7 @@
 //! point per task; on a GPU: [`super::cuda::GpuCertifier`], behind [`BatchCertifier`]), then
 //! the proven counts of distinct and real roots, on the host.
 
+use super::dd_krawczyk::DdSystem;
 use super::distinct::count_distinct;
 use super::eval::IntervalSystem;
 use super::krawczyk::{certify_point, Certificate};
@@ -30,10 +31,11 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
-/// A system ready for certification (its interval form built once).
+/// A system ready for certification (its interval forms built once).
 pub struct Certifier<'a> {
     system: &'a System,
     isys: IntervalSystem,
+    dd: DdSystem,
 }
 
 impl<'a> Certifier<'a> {
@@ -41,12 +43,24 @@ impl<'a> Certifier<'a> {
         Certifier {
             system,
             isys: IntervalSystem::new(system),
+            dd: DdSystem::new(system),
         }
     }
 
-    /// The Krawczyk test at one point ([`certify_point`]).
+    /// The Krawczyk test at one point: in double precision ([`certify_point`]), and where
+    /// that fails, with a double-double centre ([`DdSystem::certify`]).
     pub fn certify(&self, x: &[C64]) -> Option<Certificate> {
+        self.certify_double(x).or_else(|| self.certify_dd(x))
+    }
+
+    /// The double-precision test alone (what the device kernel computes).
+    pub fn certify_double(&self, x: &[C64]) -> Option<Certificate> {
         certify_point(self.system, &self.isys, x)
+    }
+
+    /// The double-double test alone.
+    pub fn certify_dd(&self, x: &[C64]) -> Option<Certificate> {
+        self.dd.certify(x)
     }
 
     /// The test at each point, in parallel; `None` points (not finite, not nonsingular:
