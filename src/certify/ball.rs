@@ -28,7 +28,7 @@
 use super::complex::CInterval;
 use super::interval::{next_up, Interval};
 use num_complex::Complex64 as C64;
-use std::ops::Add;
+use std::ops::{Add, Mul, Neg, Sub};
 
 /// The unit roundoff `2⁻⁵³`.
 const U: f64 = f64::EPSILON / 2.0;
@@ -86,18 +86,34 @@ impl Ball {
         add_up(self.hi.abs(), self.lo.abs())
     }
 
-    pub fn neg(self) -> Ball {
+    /// A double interval holding the ball (the whole line when a part is not finite).
+    pub fn interval(self) -> Interval {
+        if !(self.hi.is_finite() && self.lo.is_finite() && self.rad.is_finite()) {
+            return Interval::ENTIRE;
+        }
+        Interval::point(self.hi)
+            .add(Interval::point(self.lo))
+            .add(Interval::symmetric(self.rad))
+    }
+}
+
+impl Neg for Ball {
+    type Output = Ball;
+    fn neg(self) -> Ball {
         Ball {
             hi: -self.hi,
             lo: -self.lo,
             rad: self.rad,
         }
     }
+}
 
-    /// `m = (s + e + a.lo + b.lo)`: TwoSum of the high parts, the low parts added in two
-    /// roundings (`t₁ = fl(e + a.lo)`, `t = fl(t₁ + b.lo)`, errors `≤ u|t₁| + u|t|`), then
-    /// TwoSum `s + t` (exact).
-    pub fn add(self, o: Ball) -> Ball {
+/// `m = (s + e + a.lo + b.lo)`: TwoSum of the high parts, the low parts added in two
+/// roundings (`t₁ = fl(e + a.lo)`, `t = fl(t₁ + b.lo)`, errors `≤ u|t₁| + u|t|`), then
+/// TwoSum `s + t` (exact).
+impl Add for Ball {
+    type Output = Ball;
+    fn add(self, o: Ball) -> Ball {
         let (s, e) = two_sum(self.hi, o.hi);
         let t1 = e + self.lo;
         let t = t1 + o.lo;
@@ -109,16 +125,22 @@ impl Ball {
             rad: add_up(add_up(self.rad, o.rad), err),
         }
     }
+}
 
-    pub fn sub(self, o: Ball) -> Ball {
+impl Sub for Ball {
+    type Output = Ball;
+    fn sub(self, o: Ball) -> Ball {
         self.add(o.neg())
     }
+}
 
-    /// `(a.hi + a.lo)(b.hi + b.lo)`: the exact product `a.hi·b.hi = p + e` (error `≤ η`),
-    /// the cross products `q₁ = fl(a.hi·b.lo)`, `q₂ = fl(a.lo·b.hi)` (each `≤ u|qᵢ| + η`),
-    /// two additions (`≤ u|t₁| + u|t₂|`), and `a.lo·b.lo` dropped (bounded by its modulus);
-    /// the radii propagate as `|A|·r_b + |B|·r_a + r_a·r_b`.
-    pub fn mul(self, o: Ball) -> Ball {
+/// `(a.hi + a.lo)(b.hi + b.lo)`: the exact product `a.hi·b.hi = p + e` (error `≤ η`),
+/// the cross products `q₁ = fl(a.hi·b.lo)`, `q₂ = fl(a.lo·b.hi)` (each `≤ u|qᵢ| + η`),
+/// two additions (`≤ u|t₁| + u|t₂|`), and `a.lo·b.lo` dropped (bounded by its modulus);
+/// the radii propagate as `|A|·r_b + |B|·r_a + r_a·r_b`.
+impl Mul for Ball {
+    type Output = Ball;
+    fn mul(self, o: Ball) -> Ball {
         let p = self.hi * o.hi;
         let e = self.hi.mul_add(o.hi, -p);
         let q1 = self.hi * o.lo;
@@ -143,16 +165,6 @@ impl Ball {
             lo,
             rad: add_up(add_up(rounding, dropped), spread),
         }
-    }
-
-    /// A double interval holding the ball (the whole line when a part is not finite).
-    pub fn interval(self) -> Interval {
-        if !(self.hi.is_finite() && self.lo.is_finite() && self.rad.is_finite()) {
-            return Interval::ENTIRE;
-        }
-        Interval::point(self.hi)
-            .add(Interval::point(self.lo))
-            .add(Interval::symmetric(self.rad))
     }
 }
 
@@ -184,21 +196,6 @@ impl CBall {
         }
     }
 
-    pub fn add(self, o: CBall) -> CBall {
-        CBall {
-            re: self.re.add(o.re),
-            im: self.im.add(o.im),
-        }
-    }
-
-    /// `(a + ib)(c + id) = (ac − bd) + i(ad + bc)`, each part from the real operations.
-    pub fn mul(self, o: CBall) -> CBall {
-        CBall {
-            re: self.re.mul(o.re).sub(self.im.mul(o.im)),
-            im: self.re.mul(o.im).add(self.im.mul(o.re)),
-        }
-    }
-
     /// The midpoint rounded to a complex double.
     pub fn mid(self) -> C64 {
         C64::new(self.re.hi + self.re.lo, self.im.hi + self.im.lo)
@@ -209,6 +206,27 @@ impl CBall {
         CInterval {
             re: self.re.interval(),
             im: self.im.interval(),
+        }
+    }
+}
+
+impl Add for CBall {
+    type Output = CBall;
+    fn add(self, o: CBall) -> CBall {
+        CBall {
+            re: self.re + o.re,
+            im: self.im + o.im,
+        }
+    }
+}
+
+/// `(a + ib)(c + id) = (ac − bd) + i(ad + bc)`, each part from the real operations.
+impl Mul for CBall {
+    type Output = CBall;
+    fn mul(self, o: CBall) -> CBall {
+        CBall {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
         }
     }
 }

@@ -227,7 +227,7 @@ impl DdSystem {
             let nonzero_ok = region
                 .iter()
                 .zip(&self.must_be_nonzero)
-                .all(|(b, &m)| !m || !(b.re.contains(0.0) && b.im.contains(0.0)));
+                .all(|(b, &m)| !m || !b.contains(C64::new(0.0, 0.0)));
             if !(nonzero_ok && accept(&region) && box_subset(&centre, &region)) {
                 return None;
             }
