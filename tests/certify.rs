@@ -308,6 +308,81 @@ fn cli_solve_certify_and_certify_agree() {
     );
 }
 
+/// `solve --certify` on Wilkinson's `Π_{k=1}^{10} (x − k)` (exact integer coefficients):
+/// all ten roots certified, distinct and real, some of them by the double-double test
+/// (`certified_double_double`), none left `uncertified`; `certify` on the same lines with
+/// one moved by 10⁻³ counts that one as `uncertified`.
+#[test]
+fn cli_solve_certify_reports_the_double_double_pass() {
+    use num_rational::BigRational as Q;
+    let dir = std::env::temp_dir().join(format!("pathtrack-certify-dd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let roots: Vec<Q> = (1..=10).map(|k| Q::from_integer(k.into())).collect();
+    let (sys, exact) = expanded(&roots);
+    assert!(exact);
+    let poly: Vec<String> = sys.equations[0]
+        .terms
+        .iter()
+        .map(|t| format!("({})*x^{}", t.coeff.re, t.exponents[0]))
+        .collect();
+    let file = dir.join("wilkinson10.yaml");
+    std::fs::write(
+        &file,
+        format!("variables: [x]\nequations:\n  - \"{}\"\n", poly.join(" + ")),
+    )
+    .unwrap();
+    let sols = dir.join("w10.jsonl");
+    let s = json(
+        &bin()
+            .arg("solve")
+            .arg(&file)
+            .args(["--backend", "cpu", "--quiet", "--certify", "--json", "-o"])
+            .arg(&sols)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        (
+            s["certified"].as_u64(),
+            s["certified_distinct"].as_u64(),
+            s["certified_real"].as_u64()
+        ),
+        (Some(10), Some(10), Some(10)),
+        "{s}"
+    );
+    assert!(
+        s["certified_double_double"].as_u64().unwrap_or(0) >= 1,
+        "{s}"
+    );
+    assert!(s.get("uncertified").is_none(), "{s}");
+    let text = std::fs::read_to_string(&sols).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let k = lines
+        .iter()
+        .position(|l| l.contains("\"certified\":true"))
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&lines[k]).unwrap();
+    let x = v["coordinates"][0][0].as_f64().unwrap();
+    v["coordinates"][0][0] = (x + 1e-3).into();
+    lines[k] = v.to_string();
+    let edited = dir.join("w10-moved.jsonl");
+    std::fs::write(&edited, lines.join("\n")).unwrap();
+    let c = json(
+        &bin()
+            .args(["certify", "--system"])
+            .arg(&file)
+            .arg("--json")
+            .arg(&edited)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        (c["certified"].as_u64(), c["uncertified"].as_u64()),
+        (Some(9), Some(1)),
+        "{c}"
+    );
+}
+
 /// Bad input: a line that is not JSON, or coordinates of the wrong length, is an error
 /// naming the file and line, exit code 2.
 #[test]

@@ -25,6 +25,24 @@ pub struct CertifySummary {
     /// root (each counted once in `certified_distinct`).
     #[serde(skip_serializing_if = "is_zero")]
     pub certified_unresolved: u64,
+    /// Of the certified points, those proven by the double-double test (the double one
+    /// having failed).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub certified_double_double: u64,
+    /// Points tested and not certified (set by the caller, who knows which were tested:
+    /// [`CertifySummary::with_tested`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub uncertified: u64,
+}
+
+impl CertifySummary {
+    /// The counts with `uncertified = tested − certified`.
+    pub fn with_tested(self, tested: u64) -> CertifySummary {
+        CertifySummary {
+            uncertified: tested.saturating_sub(self.certified),
+            ..self
+        }
+    }
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -61,6 +79,11 @@ impl<'a> Certifier<'a> {
     /// The double-double test alone.
     pub fn certify_dd(&self, x: &[C64]) -> Option<Certificate> {
         self.dd.certify(x)
+    }
+
+    /// Why a point that neither test certified is undecided ([`DdSystem::undecided_reason`]).
+    pub fn undecided_reason(&self, x: &[C64]) -> &'static str {
+        self.dd.undecided_reason(x)
     }
 
     /// The test at each point, in parallel; `None` points (not finite, not nonsingular:
@@ -103,6 +126,8 @@ pub fn summarize<'c>(certs: impl IntoIterator<Item = Option<&'c Certificate>>) -
         certified_distinct: d.roots,
         certified_real: d.real,
         certified_unresolved: d.unresolved,
+        certified_double_double: ok.iter().filter(|c| c.double_double).count() as u64,
+        uncertified: 0,
     }
 }
 

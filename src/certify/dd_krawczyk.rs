@@ -295,6 +295,29 @@ impl DdSystem {
         })
     }
 
+    /// Why the test leaves `x` undecided (asked of points that neither test certified):
+    /// a coordinate not finite, a numerically singular Jacobian where Newton in
+    /// double-double ends, that point farther from `x` than the largest box, or else no box
+    /// up to the cap that passes.
+    pub fn undecided_reason(&self, x: &[C64]) -> &'static str {
+        if x.len() != self.isys.n() || x.iter().any(|z| !(z.re.is_finite() && z.im.is_finite())) {
+            return "a coordinate is not finite";
+        }
+        let c: Vec<C64> = self.refine(x).iter().map(|z| z.mid()).collect();
+        if approximate_inverse(&self.cleared, &c).is_none() {
+            return "the Jacobian is numerically singular where Newton in double-double ends";
+        }
+        let moved = c
+            .iter()
+            .zip(x)
+            .map(|(a, b)| (a.re - b.re).abs().max((a.im - b.im).abs()))
+            .fold(0.0, f64::max);
+        if !(moved <= MAX_RADIUS * (1.0 + sup_norm(x))) {
+            return "Newton in double-double moves the point by more than the largest box (1e-6 relative)";
+        }
+        "no box up to 1e-6 relative passed the test in double-double (a root too ill-conditioned for it)"
+    }
+
     /// A self-conjugate box around `Re x` with centre `Re c` that contains `region` and
     /// passes the test.
     fn certify_real(
@@ -419,5 +442,19 @@ mod tests {
             .certify(&[C64::new(1.0 + g, 1e-15)])
             .expect("certified");
         assert!(c.real);
+    }
+
+    /// The reasons given for undecided points: a point at a double root (singular
+    /// Jacobian), a point 10⁻³ off a simple root (Newton moves it beyond the largest box).
+    #[test]
+    fn undecided_points_say_why() {
+        let double = DdSystem::new(&univariate("x^2 - 2*x + 1"));
+        assert!(double
+            .undecided_reason(&[C64::new(1.0, 0.0)])
+            .contains("singular"));
+        let simple = DdSystem::new(&univariate("x^2 - 2"));
+        let x = [C64::new(2f64.sqrt() + 1e-3, 0.0)];
+        assert!(simple.certify(&x).is_none());
+        assert!(simple.undecided_reason(&x).contains("moves the point"));
     }
 }
