@@ -312,7 +312,7 @@ impl DdSystem {
             .zip(x)
             .map(|(a, b)| (a.re - b.re).abs().max((a.im - b.im).abs()))
             .fold(0.0, f64::max);
-        if !(moved <= MAX_RADIUS * (1.0 + sup_norm(x))) {
+        if moved.is_nan() || moved > MAX_RADIUS * (1.0 + sup_norm(x)) {
             return "Newton in double-double moves the point by more than the largest box (1e-6 relative)";
         }
         "no box up to 1e-6 relative passed the test in double-double (a root too ill-conditioned for it)"
