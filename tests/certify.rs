@@ -308,6 +308,81 @@ fn cli_solve_certify_and_certify_agree() {
     );
 }
 
+/// `solve --certify` on Wilkinson's `Π_{k=1}^{10} (x − k)` (exact integer coefficients):
+/// all ten roots certified, distinct and real, some of them by the double-double test
+/// (`certified_double_double`), none left `uncertified`; `certify` on the same lines with
+/// one moved by 10⁻³ counts that one as `uncertified`.
+#[test]
+fn cli_solve_certify_reports_the_double_double_pass() {
+    use num_rational::BigRational as Q;
+    let dir = std::env::temp_dir().join(format!("pathtrack-certify-dd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let roots: Vec<Q> = (1..=10).map(|k| Q::from_integer(k.into())).collect();
+    let (sys, exact) = expanded(&roots);
+    assert!(exact);
+    let poly: Vec<String> = sys.equations[0]
+        .terms
+        .iter()
+        .map(|t| format!("({})*x^{}", t.coeff.re, t.exponents[0]))
+        .collect();
+    let file = dir.join("wilkinson10.yaml");
+    std::fs::write(
+        &file,
+        format!("variables: [x]\nequations:\n  - \"{}\"\n", poly.join(" + ")),
+    )
+    .unwrap();
+    let sols = dir.join("w10.jsonl");
+    let s = json(
+        &bin()
+            .arg("solve")
+            .arg(&file)
+            .args(["--backend", "cpu", "--quiet", "--certify", "--json", "-o"])
+            .arg(&sols)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        (
+            s["certified"].as_u64(),
+            s["certified_distinct"].as_u64(),
+            s["certified_real"].as_u64()
+        ),
+        (Some(10), Some(10), Some(10)),
+        "{s}"
+    );
+    assert!(
+        s["certified_double_double"].as_u64().unwrap_or(0) >= 1,
+        "{s}"
+    );
+    assert!(s.get("uncertified").is_none(), "{s}");
+    let text = std::fs::read_to_string(&sols).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let k = lines
+        .iter()
+        .position(|l| l.contains("\"certified\":true"))
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&lines[k]).unwrap();
+    let x = v["coordinates"][0][0].as_f64().unwrap();
+    v["coordinates"][0][0] = (x + 1e-3).into();
+    lines[k] = v.to_string();
+    let edited = dir.join("w10-moved.jsonl");
+    std::fs::write(&edited, lines.join("\n")).unwrap();
+    let c = json(
+        &bin()
+            .args(["certify", "--system"])
+            .arg(&file)
+            .arg("--json")
+            .arg(&edited)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        (c["certified"].as_u64(), c["uncertified"].as_u64()),
+        (Some(9), Some(1)),
+        "{c}"
+    );
+}
+
 /// Bad input: a line that is not JSON, or coordinates of the wrong length, is an error
 /// naming the file and line, exit code 2.
 #[test]
@@ -466,14 +541,31 @@ fn kernel_on_host(
 /// width of the enclosure of `F(x̃)`, one rounding per operation with directed rounding and
 /// up to two with the CPU's one-ulp widening (and none where the arithmetic is exact: the
 /// root 1 of `(x − 1)(x − 1 − 2⁻²⁰)`). So the kernel's radius is at most 16 times the
-/// CPU's. Returns the largest ratio of the kernel's radius to the CPU's.
+/// CPU's. Returns the largest ratio of the kernel's radius to the CPU's. `double_only`:
+/// against the CPU's double-precision test alone (what the kernel computes); otherwise
+/// against the whole CPU test, as the GPU certifier gives the points its kernel leaves
+/// undecided to the host's double-double test.
 fn same_certificates(
     sys: &System,
     pts: &[Option<Vec<C64>>],
     other: &[Option<Certificate>],
     what: &str,
+    double_only: bool,
 ) -> f64 {
-    let (cpu, counts) = certify_points(sys, pts);
+    let cert = Certifier::new(sys);
+    let cpu: Vec<Option<Certificate>> = pts
+        .iter()
+        .map(|x| {
+            x.as_ref().and_then(|x| {
+                if double_only {
+                    cert.certify_double(x)
+                } else {
+                    cert.certify(x)
+                }
+            })
+        })
+        .collect();
+    let counts = summarize(cpu.iter().map(|c| c.as_ref()));
     let mut worst: f64 = 0.0;
     for (i, (a, b)) in cpu.iter().zip(other).enumerate() {
         match (a, b) {
@@ -583,7 +675,7 @@ fn the_device_kernel_run_on_the_host_gives_the_cpu_certificates() {
         let Some(certs) = kernel_on_host(&sys, &pts, &k.to_string()) else {
             return;
         };
-        let worst = same_certificates(&sys, &pts, &certs, &name);
+        let worst = same_certificates(&sys, &pts, &certs, &name, true);
         let certified = certs.iter().flatten().count();
         eprintln!("{name}: {certified} certified, radii at most {worst:.3} times the CPU's");
         assert!(certified > 0 || name == "double root", "{name}");
@@ -627,7 +719,7 @@ fn gpu_certificates_match_the_cpu_on_katsura_and_cyclic() {
             return;
         };
         let certs = g.certify_points(&pts).unwrap();
-        let worst = same_certificates(&sys, &pts, &certs, &name);
+        let worst = same_certificates(&sys, &pts, &certs, &name, false);
         let c = summarize(certs.iter().map(|c| c.as_ref()));
         eprintln!("{name}: GPU {c:?}; radii at most {worst:.3} times the CPU's");
     }
@@ -860,31 +952,37 @@ fn clustered_roots_are_certified_distinct_and_real() {
     }
 }
 
-/// The solver on the same cluster should find the six roots; it returns one singular
-/// endpoint of winding number 6 at their centroid (all six paths), so nothing is
-/// certified: the case of issue #45 where near-coincident roots are merged.
+/// The solver on the same cluster finds the six roots, for seeds 1–5: its loops around
+/// the cluster close with winding number 6 at the centroid, which is no root to the rounding
+/// level of its terms, so each path is tracked in double-double to its own root
+/// (post::cluster_split). All six are nonsingular, certified, distinct and real, and
+/// nothing is singular.
 #[test]
-#[ignore = "the solver merges the six roots 1e-4 apart into one singular point (issue #45)"]
 fn the_solver_finds_the_clustered_roots() {
-    {
-        let shift = 0;
-        let (sys, _) = cluster(shift);
-        let (s, eps) = solve_cpu(&sys, StartKind::TotalDegree, 1).unwrap();
+    let (sys, _) = cluster(0);
+    for seed in 1..=5 {
+        let (s, eps) = solve_cpu(&sys, StartKind::TotalDegree, seed).unwrap();
         let (_, c) = certify_points(&sys, &points(&eps));
+        assert_eq!(
+            (s.nonsingular, s.singular, s.failed),
+            (6, 0, 0),
+            "seed {seed}: solver {s:?}"
+        );
         assert_eq!(
             (c.certified_distinct, c.certified_real),
             (6, 6),
-            "shift {shift}: solver {s:?}"
+            "seed {seed}: solver {s:?}"
         );
     }
 }
 
 /// Wilkinson-type `Π_{k=1}^{m} (x − k)` with coefficients a double holds exactly: the
-/// integers are roots of the stored polynomial. For m = 6 and 8 every one is certified,
-/// distinct and real, at the integer itself and at the solver's endpoint. For m = 10 the
-/// middle roots 6, 7, 8 are beyond the double-precision test's reach (docs/certification.md,
-/// "Reach"): the interval Jacobian of the expanded polynomial over the box is wider than
-/// `|F'|` there; the other seven are certified.
+/// integers are roots of the stored polynomial. For m = 6 and 8 the double-precision test
+/// certifies every one; for m = 10 it leaves the middle roots 6, 7, 8 undecided (the
+/// interval Jacobian of the expanded polynomial over its box is wider than `|F'|` there;
+/// docs/certification.md, "Reach"), and the double-double test proves them. Every root is
+/// certified, distinct and real, at the integer itself (whose box holds it) and at the
+/// solver's endpoints.
 #[test]
 fn wilkinson_roots_with_exact_coefficients_are_certified() {
     use num_rational::BigRational as Q;
@@ -893,25 +991,130 @@ fn wilkinson_roots_with_exact_coefficients_are_certified() {
         let (sys, exact) = expanded(&roots);
         assert!(exact, "m = {m}: coefficients not exact");
         let cert = Certifier::new(&sys);
-        let certified: Vec<i64> = (1..=m)
+        let in_double: Vec<i64> = (1..=m)
             .filter(|&k| {
-                cert.certify(&[C64::new(k as f64, 0.0)])
+                cert.certify_double(&[C64::new(k as f64, 0.0)])
                     .is_some_and(|c| c.real)
             })
             .collect();
         let want: Vec<i64> = (1..=m)
             .filter(|k| m < 10 || ![6, 7, 8].contains(k))
             .collect();
-        assert_eq!(certified, want, "m = {m}");
-        if m < 10 {
-            let (s, eps) = solve_cpu(&sys, StartKind::TotalDegree, 1).unwrap();
-            let (_, c) = certify_points(&sys, &points(&eps));
-            let m = m as u64;
-            assert_eq!(
-                (c.certified_distinct, c.certified_real),
-                (m, m),
-                "m = {m}: solver {s:?}"
-            );
+        assert_eq!(in_double, want, "m = {m}: double precision");
+        for k in 1..=m {
+            let x = C64::new(k as f64, 0.0);
+            let c = cert
+                .certify(&[x])
+                .unwrap_or_else(|| panic!("m = {m}: root {k}"));
+            assert!(c.real && c.enclosure[0].contains(x), "m = {m}: root {k}");
+            assert_eq!(c.double_double, !want.contains(&k), "m = {m}: root {k}");
+        }
+        let (s, eps) = solve_cpu(&sys, StartKind::TotalDegree, 1).unwrap();
+        let (_, c) = certify_points(&sys, &points(&eps));
+        let m = m as u64;
+        assert_eq!(
+            (c.certified_distinct, c.certified_real),
+            (m, m),
+            "m = {m}: solver {s:?}"
+        );
+    }
+}
+
+/// Three roots `1 + k·2⁻¹²` (k = 1, 2, 3), 2.4·10⁻⁴ apart, of `Π (x − 1 − k·2⁻¹²)`, whose
+/// coefficients are exact in double (κ ≈ 10⁸ at the middle root, so `κ²·ε ≫ 1`): the
+/// double-precision test proves none of them, the double-double test proves all three,
+/// distinct and real, each enclosure holding its exact root. Points moved off a root by
+/// 10⁻¹⁶…10⁻³: whenever one is certified its enclosure holds that root (never a wrong
+/// point), and none moved by more than the cap (10⁻⁵ here) is.
+#[test]
+fn clustered_roots_beyond_double_precision_are_certified_in_double_double() {
+    use num_rational::BigRational as Q;
+    let h = 2f64.powi(-12);
+    let exact_roots: Vec<f64> = (1..=3).map(|k| 1.0 + k as f64 * h).collect();
+    let roots: Vec<Q> = exact_roots
+        .iter()
+        .map(|&r| Q::from_float(r).unwrap())
+        .collect();
+    let (sys, exact) = expanded(&roots);
+    assert!(exact);
+    let cert = Certifier::new(&sys);
+    let pts: Vec<Option<Vec<C64>>> = exact_roots
+        .iter()
+        .map(|&r| Some(vec![C64::new(r, 0.0)]))
+        .collect();
+    for p in pts.iter().flatten() {
+        assert!(cert.certify_double(p).is_none(), "{p:?} in double");
+        let c = cert.certify(p).expect("certified in double-double");
+        assert!(c.double_double && c.real && c.enclosure[0].contains(p[0]));
+    }
+    let (_, c) = certify_points(&sys, &pts);
+    assert_eq!(
+        (
+            c.certified,
+            c.certified_distinct,
+            c.certified_real,
+            c.certified_unresolved
+        ),
+        (3, 3, 3, 0)
+    );
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let mut moved_certified = 0;
+    for _ in 0..200 {
+        let r = exact_roots[rng.random_range(0..3)];
+        let d = 10f64.powf(rng.random_range(-16.0..-3.0));
+        let x = [C64::new(
+            r + d * rng.random_range(-1.0..1.0),
+            d * rng.random_range(-1.0..1.0),
+        )];
+        if let Some(c) = cert.certify(&x) {
+            assert!(c.enclosure[0].contains(C64::new(r, 0.0)), "{x:?}: {c:?}");
+            assert!(d < 1e-5, "{x:?}");
+            moved_certified += 1;
         }
     }
+    assert!(moved_certified > 0);
+}
+
+/// A three-variable system with a root of condition about 10¹⁰ (the pair
+/// `(x − 1)(x − 1 − g)` of g = 2⁻³⁴ coupled to two well-conditioned equations), given as
+/// exact roots and as points moved by 10⁻³: the double test proves none, the double-double
+/// one all four (distinct and real, enclosures holding the exact `x` and `y`), and no moved
+/// point.
+#[test]
+fn an_ill_conditioned_pair_in_three_variables_is_certified_in_double_double() {
+    let g = 2f64.powi(-34);
+    let sys = parse_str(
+        &format!(
+            "variables: [x, y, z]\nequations:\n  - \"x^2 - {}*x + {}\"\n  - \"y - 2*x + 1\"\n  - \"z^2 - y*z - 2\"\n",
+            2.0 + g,
+            1.0 + g
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    let cert = Certifier::new(&sys);
+    let mut pts = Vec::new();
+    for x in [1.0, 1.0 + g] {
+        let y = 2.0 * x - 1.0;
+        for s in [1.0, -1.0] {
+            let z = 0.5 * (y + s * (y * y + 8.0f64).sqrt());
+            pts.push(vec![C64::new(x, 0.0), C64::new(y, 0.0), C64::new(z, 0.0)]);
+        }
+    }
+    let mut proven = Vec::new();
+    for p in &pts {
+        assert!(cert.certify_double(p).is_none(), "{p:?} in double");
+        let c = cert.certify(p).expect("certified in double-double");
+        assert!(c.double_double && c.real);
+        // x and y are exact roots (z is rounded).
+        assert!(c.enclosure[0].contains(p[0]) && c.enclosure[1].contains(p[1]));
+        proven.push(Some(p.clone()));
+        let moved: Vec<C64> = p.iter().map(|z| z + C64::new(1e-3, 0.0)).collect();
+        assert!(cert.certify(&moved).is_none());
+    }
+    let (_, c) = certify_points(&sys, &proven);
+    assert_eq!(
+        (c.certified, c.certified_distinct, c.certified_real),
+        (4, 4, 4)
+    );
 }

@@ -2,6 +2,7 @@
 //! point per task; on a GPU: [`super::cuda::GpuCertifier`], behind [`BatchCertifier`]), then
 //! the proven counts of distinct and real roots, on the host.
 
+use super::dd_krawczyk::DdSystem;
 use super::distinct::count_distinct;
 use super::eval::IntervalSystem;
 use super::krawczyk::{certify_point, Certificate};
@@ -24,16 +25,35 @@ pub struct CertifySummary {
     /// root (each counted once in `certified_distinct`).
     #[serde(skip_serializing_if = "is_zero")]
     pub certified_unresolved: u64,
+    /// Of the certified points, those proven by the double-double test (the double one
+    /// having failed).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub certified_double_double: u64,
+    /// Points tested and not certified (set by the caller, who knows which were tested:
+    /// [`CertifySummary::with_tested`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub uncertified: u64,
+}
+
+impl CertifySummary {
+    /// The counts with `uncertified = tested − certified`.
+    pub fn with_tested(self, tested: u64) -> CertifySummary {
+        CertifySummary {
+            uncertified: tested.saturating_sub(self.certified),
+            ..self
+        }
+    }
 }
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
-/// A system ready for certification (its interval form built once).
+/// A system ready for certification (its interval forms built once).
 pub struct Certifier<'a> {
     system: &'a System,
     isys: IntervalSystem,
+    dd: DdSystem,
 }
 
 impl<'a> Certifier<'a> {
@@ -41,12 +61,29 @@ impl<'a> Certifier<'a> {
         Certifier {
             system,
             isys: IntervalSystem::new(system),
+            dd: DdSystem::new(system),
         }
     }
 
-    /// The Krawczyk test at one point ([`certify_point`]).
+    /// The Krawczyk test at one point: in double precision ([`certify_point`]), and where
+    /// that fails, with a double-double centre ([`DdSystem::certify`]).
     pub fn certify(&self, x: &[C64]) -> Option<Certificate> {
+        self.certify_double(x).or_else(|| self.certify_dd(x))
+    }
+
+    /// The double-precision test alone (what the device kernel computes).
+    pub fn certify_double(&self, x: &[C64]) -> Option<Certificate> {
         certify_point(self.system, &self.isys, x)
+    }
+
+    /// The double-double test alone.
+    pub fn certify_dd(&self, x: &[C64]) -> Option<Certificate> {
+        self.dd.certify(x)
+    }
+
+    /// Why a point that neither test certified is undecided ([`DdSystem::undecided_reason`]).
+    pub fn undecided_reason(&self, x: &[C64]) -> &'static str {
+        self.dd.undecided_reason(x)
     }
 
     /// The test at each point, in parallel; `None` points (not finite, not nonsingular:
@@ -89,6 +126,8 @@ pub fn summarize<'c>(certs: impl IntoIterator<Item = Option<&'c Certificate>>) -
         certified_distinct: d.roots,
         certified_real: d.real,
         certified_unresolved: d.unresolved,
+        certified_double_double: ok.iter().filter(|c| c.double_double).count() as u64,
+        uncertified: 0,
     }
 }
 

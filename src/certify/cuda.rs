@@ -28,6 +28,8 @@ pub struct GpuCertifier {
     n: usize,
     ints: DBuf,
     coef: DBuf,
+    /// The host's double-double test, for the points the kernel leaves undecided.
+    dd: super::dd_krawczyk::DdSystem,
     /// How the kernel was obtained (NVRTC seconds or the disk cache).
     pub compile_note: String,
 }
@@ -61,6 +63,7 @@ impl GpuCertifier {
             n: packed.n,
             ints,
             coef,
+            dd: super::dd_krawczyk::DdSystem::new(system),
             compile_note,
         })
     }
@@ -82,8 +85,33 @@ impl GpuCertifier {
         )
     }
 
-    /// The test at each point (`None` points and points of the wrong length are not tried).
+    /// The test at each point (`None` points and points of the wrong length are not tried):
+    /// on the device in double precision ([`Self::certify_points_double`]), then the points
+    /// left undecided on the host's cores with a double-double centre
+    /// ([`super::dd_krawczyk`]).
     pub fn certify_points(
+        &mut self,
+        points: &[Option<Vec<C64>>],
+    ) -> Result<Vec<Option<Certificate>>> {
+        use rayon::prelude::*;
+        let mut out = self.certify_points_double(points)?;
+        let n = self.n;
+        let undecided: Vec<usize> = (0..points.len())
+            .filter(|&i| out[i].is_none() && points[i].as_ref().is_some_and(|x| x.len() == n))
+            .collect();
+        let dd = &self.dd;
+        let redone: Vec<Option<Certificate>> = undecided
+            .par_iter()
+            .map(|&i| points[i].as_deref().and_then(|x| dd.certify(x)))
+            .collect();
+        for (i, c) in undecided.into_iter().zip(redone) {
+            out[i] = c;
+        }
+        Ok(out)
+    }
+
+    /// The kernel's double-precision test alone.
+    pub fn certify_points_double(
         &mut self,
         points: &[Option<Vec<C64>>],
     ) -> Result<Vec<Option<Certificate>>> {

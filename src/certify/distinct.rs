@@ -102,6 +102,7 @@ mod tests {
             region: vec![CInterval::around(z, r), CInterval::around(z * 2.0, r)],
             enclosure: vec![CInterval::around(z, k), CInterval::around(z * 2.0, k)],
             real,
+            double_double: false,
         }
     }
 

@@ -50,11 +50,14 @@ pub struct Certificate {
     pub enclosure: CBox,
     /// The root is real (proved; see the module notes).
     pub real: bool,
+    /// Proved by the test with a double-double centre ([`super::dd_krawczyk`]), the double
+    /// test having failed.
+    pub double_double: bool,
 }
 
 /// `Y ≈ J(x)^{-1}` from the floating-point Jacobian (`Polynomial::gradient`); `None` when
 /// the matrix is numerically singular or a value is not finite.
-fn approximate_inverse(system: &System, x: &[C64]) -> Option<DMatrix<C64>> {
+pub(super) fn approximate_inverse(system: &System, x: &[C64]) -> Option<DMatrix<C64>> {
     let n = x.len();
     let mut j = DMatrix::<C64>::zeros(n, n);
     for (k, f) in system.equations.iter().enumerate() {
@@ -69,7 +72,7 @@ fn approximate_inverse(system: &System, x: &[C64]) -> Option<DMatrix<C64>> {
 }
 
 /// `Y·v` for a point matrix and an interval vector.
-fn mat_vec(y: &DMatrix<C64>, v: &[CInterval]) -> Vec<CInterval> {
+pub(super) fn mat_vec(y: &DMatrix<C64>, v: &[CInterval]) -> Vec<CInterval> {
     let n = v.len();
     (0..n)
         .map(|i| (0..n).fold(CInterval::ZERO, |acc, k| acc.add(v[k].scale(y[(i, k)]))))
@@ -141,7 +144,7 @@ fn first_proof(
 }
 
 /// Candidate half-widths: multiples of `max(step, floor)`, below the cap, then the cap.
-fn radii(step: f64, floor: f64, cap: f64) -> Vec<f64> {
+pub(super) fn radii(step: f64, floor: f64, cap: f64) -> Vec<f64> {
     let base = step.max(floor);
     RADIUS_FACTORS
         .iter()
@@ -191,12 +194,13 @@ pub fn certify_point(system: &System, isys: &IntervalSystem, x: &[C64]) -> Optio
         region,
         enclosure,
         real,
+        double_double: false,
     })
 }
 
 /// The box equals its conjugate: every imaginary part is `[−h, h]` (so for a point with
 /// zero imaginary parts the first test already proves realness).
-fn self_conjugate(region: &[CInterval]) -> bool {
+pub(super) fn self_conjugate(region: &[CInterval]) -> bool {
     region.iter().all(|b| b.im.lo == -b.im.hi)
 }
 

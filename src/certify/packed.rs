@@ -136,6 +136,7 @@ pub fn certificate_from(x: &[C64], flags: i32, radius: f64, encl: &[f64]) -> Opt
         region,
         enclosure,
         real: flags & FLAG_REAL != 0,
+        double_double: false,
     })
 }
 

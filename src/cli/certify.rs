@@ -140,11 +140,12 @@ pub fn run(a: &CertifyArgs) -> Result<i32> {
             pool.install(|| summarize(certs.iter().map(|c| c.as_ref())))
         }
     };
+    let tested = points.iter().filter(|p| p.is_some()).count() as u64;
     let report = Report {
         system: system.name.clone(),
         points: points.len() as u64,
-        tested: points.iter().filter(|p| p.is_some()).count() as u64,
-        counts,
+        tested,
+        counts: counts.with_tested(tested),
         backend: format!("{:?}", a.backend).to_lowercase(),
         seconds: clock.elapsed().as_secs_f64(),
     };
@@ -178,12 +179,30 @@ pub fn certification_rows(c: &CertifySummary) -> String {
     let mut t = table_row("certified", &c.certified.to_string());
     t += &table_row("  distinct roots", &c.certified_distinct.to_string());
     t += &table_row("  real roots", &c.certified_real.to_string());
+    if c.certified_double_double > 0 {
+        t += &table_row(
+            "  in double-double",
+            &format!(
+                "{} (beyond the double-precision test)",
+                c.certified_double_double
+            ),
+        );
+    }
     if c.certified_unresolved > 0 {
         t += &table_row(
             "  unresolved groups",
             &format!(
                 "{} (overlapping boxes not proven to hold one root)",
                 c.certified_unresolved
+            ),
+        );
+    }
+    if c.uncertified > 0 {
+        t += &table_row(
+            "not certified",
+            &format!(
+                "{} tested points not proven (each one's solve -o line says why: certify_undecided)",
+                c.uncertified
             ),
         );
     }

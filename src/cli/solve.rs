@@ -287,7 +287,8 @@ struct PathCertificates<'s> {
     certifier: Certifier<'s>,
     device: Option<Box<dyn BatchCertifier + 's>>,
     held: Vec<crate::post::Endpoint>,
-    last: std::collections::BTreeMap<u64, Option<Certificate>>,
+    /// Per path: its last endpoint was tested, and its certificate.
+    last: std::collections::BTreeMap<u64, (bool, Option<Certificate>)>,
     seconds: f64,
 }
 
@@ -337,7 +338,8 @@ impl<'s> PathCertificates<'s> {
     }
 
     /// The keys of one endpoint's JSON line (`certified`, and `certified_radius` when
-    /// certified), recording its certificate as its path's last.
+    /// certified, `certify_undecided` when tested and not), recording its certificate as
+    /// its path's last.
     fn keys(
         &mut self,
         e: &crate::post::Endpoint,
@@ -348,7 +350,14 @@ impl<'s> PathCertificates<'s> {
         if let Some(c) = &cert {
             m.insert("certified_radius".into(), c.radius.into());
         }
-        self.last.insert(e.path, cert);
+        let tested = Self::tested(e);
+        if let (None, Some(x)) = (&cert, tested) {
+            let clock = std::time::Instant::now();
+            let why = self.certifier.undecided_reason(x);
+            self.seconds += clock.elapsed().as_secs_f64();
+            m.insert("certify_undecided".into(), why.into());
+        }
+        self.last.insert(e.path, (tested.is_some(), cert));
         m
     }
 
@@ -402,7 +411,8 @@ impl<'s> PathCertificates<'s> {
     /// The counts over the final endpoints, the seconds spent certifying, and where.
     fn summary(self) -> (CertifySummary, f64, String) {
         let clock = std::time::Instant::now();
-        let c = summarize(self.last.values().map(|c| c.as_ref()));
+        let tested = self.last.values().filter(|(t, _)| *t).count() as u64;
+        let c = summarize(self.last.values().map(|(_, c)| c.as_ref())).with_tested(tested);
         let on = self.device.as_ref().map_or("cpu".into(), |d| d.name());
         (c, self.seconds + clock.elapsed().as_secs_f64(), on)
     }
@@ -440,6 +450,11 @@ mod certify_tests {
         }
         keys_held.extend(held.certify_held().unwrap());
         assert_eq!(keys_held.len(), eps.len());
+        let moved = &keys_held.last().unwrap().1;
+        assert_eq!(moved["certified"], false);
+        assert!(moved["certify_undecided"]
+            .as_str()
+            .is_some_and(|w| w.contains("moves the point")));
         for ((e, k), (f, l)) in keys_held.iter().zip(eps.iter().zip(&keys_one)) {
             assert_eq!(e.path, f.path);
             assert_eq!(k, l, "path {}", e.path);
@@ -447,7 +462,7 @@ mod certify_tests {
         let (a, _, on_a) = one.summary();
         let (b, _, on_b) = held.summary();
         assert_eq!(a, b);
-        assert_eq!(a.certified, 15, "{a:?}");
+        assert_eq!((a.certified, a.uncertified), (15, 1), "{a:?}");
         assert_eq!((on_a.as_str(), on_b.as_str()), ("cpu", "cpu"));
     }
 }

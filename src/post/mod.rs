@@ -1,6 +1,7 @@
 //! Post-processing of path endpoints: Newton refinement on the target system, condition
 //! number, residual, classification, and clustering into distinct solutions.
 
+pub mod cluster_split;
 pub mod dd_newton;
 pub mod dedup;
 pub mod local_dimension;
@@ -796,9 +797,19 @@ impl<'a> Refiner<'a> {
                                 None => {} // failed: tracked again
                             }
                         } else if residual < RESIDUAL_TOL.sqrt() {
-                            ep.status = Status::Singular;
-                            ep.coordinates = Some(x);
-                            ep.residual = residual;
+                            // Unless it is the centre of a cluster of simple roots
+                            // (cluster_split).
+                            match self.split_cluster(&mut ep, &x, checkpoint, lifts) {
+                                Some(refined) => {
+                                    (ep.winding, ep.accuracy) = (None, None);
+                                    y = refined;
+                                }
+                                None => {
+                                    ep.status = Status::Singular;
+                                    ep.coordinates = Some(x);
+                                    ep.residual = residual;
+                                }
+                            }
                         } else {
                             // Not a finite solution: a diverging path whose estimate of
                             // y_n is only as small as the estimate's accuracy.
