@@ -497,7 +497,16 @@ pub fn solve(
         ..Default::default()
     };
     backend.expect_paths(tracked);
-    backend.set_homotopy(start.homotopy())?;
+    // A linear system's one path is solved directly: the backend tracks nothing.
+    if !matches!(
+        &start,
+        Start::Td(TotalDegree {
+            direct: Some(_),
+            ..
+        })
+    ) {
+        backend.set_homotopy(start.homotopy())?;
+    }
     phases.backend_setup = lap();
     // `--backend auto` chose where the paths go, and with it their batch.
     let with_batch;
@@ -986,6 +995,22 @@ impl Start {
                 r.keep(s)
             }
         };
+        if let Start::Td(TotalDegree {
+            direct: Some(y), ..
+        }) = self
+        {
+            // A linear system: its one path ends at the solution of one LU.
+            if only.as_ref().is_none_or(|ids| ids.contains(&0)) {
+                let end = crate::track::PathEnd::bare(
+                    0,
+                    y.clone(),
+                    tracker.tau_end,
+                    crate::track::TrackCode::Reached,
+                );
+                on_end(end)?;
+            }
+            return Ok(());
+        }
         let tracker = &self.tracker_for(tracker);
         let (homotopy, starts): (
             &crate::homotopy::Homotopy,
