@@ -18,11 +18,11 @@ pub const UNDERFLOW_LN: f64 = -650.0;
 /// `y`) has all its terms below `e^UNDERFLOW_LN` at `y` (in modulus): its projective
 /// evaluation has no digits left.
 pub fn projective_underflows<'a>(
-    equations: impl Iterator<Item = &'a [crate::homotopy::HomTerm]>,
+    mut equations: impl Iterator<Item = &'a [crate::homotopy::HomTerm]>,
     y: &[C64],
 ) -> bool {
     let ln: Vec<f64> = y.iter().map(|v| v.norm().ln()).collect();
-    equations.into_iter().any(|eq| {
+    equations.any(|eq| {
         let top = eq
             .iter()
             .map(|t| {
