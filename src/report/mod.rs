@@ -611,6 +611,37 @@ impl Tally {
         out
     }
 
+    /// The `k` paths whose nonsingular endpoints are nearest to `path`'s (sup norm), among
+    /// those `keep` accepts, nearest first; none when `path` has no nonsingular endpoint.
+    /// The neighbours of a path displaced by a re-tracked one (`solver::cascade`).
+    pub fn nearest_nonsingular(&self, path: u64, k: usize, keep: impl Fn(u64) -> bool) -> Vec<u64> {
+        let Some(x) = self
+            .index
+            .get(&path)
+            .map(|&i| &self.records[i])
+            .filter(|r| r.status == Status::Nonsingular)
+            .and_then(|r| r.coords.as_deref())
+        else {
+            return Vec::new();
+        };
+        let mut near: Vec<(f64, u64)> = self
+            .records
+            .iter()
+            .filter(|r| r.path != path && r.status == Status::Nonsingular && keep(r.path))
+            .filter_map(|r| {
+                let c = r.coords.as_deref()?;
+                let d = c
+                    .iter()
+                    .zip(x)
+                    .map(|(a, b)| (a - b).norm())
+                    .fold(0.0, f64::max);
+                Some((d, r.path))
+            })
+            .collect();
+        near.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        near.into_iter().take(k).map(|(_, p)| p).collect()
+    }
+
     /// Paths put at infinity by an estimate at a point of condition at least `min_cond`: the
     /// candidates for verification in double-double (see
     /// [`crate::solver::VERIFY_DIVERGING_COND`]), in path order.

@@ -2,6 +2,7 @@
 //! a backend → refinement and classification → summary. Library entry point for tests and
 //! the CLI alike.
 
+mod cascade;
 mod early;
 mod fallback;
 pub mod limits;
@@ -496,7 +497,16 @@ pub fn solve(
         ..Default::default()
     };
     backend.expect_paths(tracked);
-    backend.set_homotopy(start.homotopy())?;
+    // A linear system's one path is solved directly: the backend tracks nothing.
+    if !matches!(
+        &start,
+        Start::Td(TotalDegree {
+            direct: Some(_),
+            ..
+        })
+    ) {
+        backend.set_homotopy(start.homotopy())?;
+    }
     phases.backend_setup = lap();
     // `--backend auto` chose where the paths go, and with it their batch.
     let with_batch;
@@ -639,17 +649,24 @@ pub fn solve(
     }
     let mut seen = std::collections::HashSet::new();
     let mut retracked_early = 0;
-    while !opts.plan.first_pass_only && attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS {
+    // Paths displaced by re-tracked ones bring their neighbours along, and rounds go on
+    // while some are displaced ([`cascade`]).
+    let mut cascade = cascade::Cascade::default();
+    while !opts.plan.first_pass_only && attempt < RECOVERY_ROUNDS + EXTRA_ROUNDS + cascade.rounds()
+    {
         let finding = std::time::Instant::now();
         let mut suspects = match first_round.take() {
             Some(s) => s,
             None => pool.install(|| suspects_after(&tally, attempt, &start, paths as u64)),
         };
-        if attempt >= RECOVERY_ROUNDS {
+        if attempt.saturating_sub(cascade.rounds()) >= RECOVERY_ROUNDS {
             // After the last round, only paths no round has tracked again: the last round can
             // move a path onto the solution of one whose endpoint nobody doubted yet.
             suspects.retain(|p| !seen.contains(p));
         }
+        suspects.extend(cascade.take_next());
+        suspects.sort_unstable();
+        suspects.dedup();
         if suspects.is_empty() {
             break;
         }
@@ -669,11 +686,17 @@ pub fn solve(
         before.extend(tally.snapshot(&new));
         // Tighter steps each round, and in the last round double-double residuals all along
         // the path; the extra rounds as the last.
-        let mut tracker = opts.tracker.tightened(attempt.min(RECOVERY_ROUNDS) as u32);
-        if attempt >= RECOVERY_ROUNDS {
+        // Rounds that follow a cascade ([`cascade`]) do not tighten further: the first
+        // round's steps brought its re-tracked paths to their own roots.
+        let level = attempt
+            .saturating_sub(cascade.rounds())
+            .clamp(1, RECOVERY_ROUNDS);
+        let mut tracker = opts.tracker.tightened(level as u32);
+        if level >= RECOVERY_ROUNDS {
             tracker.residual = Residual::DoubleDouble;
         }
         tracker.deadline = Some(round_clock + round_time_bound(phases.tracking));
+        let round_ids = suspects.clone();
         let earlier: Vec<Endpoint> = suspects
             .iter()
             .filter_map(|&p| tally.nonsingular_endpoint(p))
@@ -714,6 +737,7 @@ pub fn solve(
             tally.add(&e);
             obs.endpoint(&e)?;
         }
+        pool.install(|| cascade.after_round(&tally, &round_ids, &seen));
         phases.recovery_rounds.push(crate::report::RecoveryRound {
             paths: round_paths,
             finding_seconds,
@@ -1011,6 +1035,22 @@ impl Start {
                 r.keep(s)
             }
         };
+        if let Start::Td(TotalDegree {
+            direct: Some(y), ..
+        }) = self
+        {
+            // A linear system: its one path ends at the solution of one LU.
+            if only.as_ref().is_none_or(|ids| ids.contains(&0)) {
+                let end = crate::track::PathEnd::bare(
+                    0,
+                    y.clone(),
+                    tracker.tau_end,
+                    crate::track::TrackCode::Reached,
+                );
+                on_end(end)?;
+            }
+            return Ok(());
+        }
         let tracker = &self.tracker_for(tracker);
         let (homotopy, starts): (
             &crate::homotopy::Homotopy,
