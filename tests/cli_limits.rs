@@ -557,3 +557,49 @@ fn mixed_volumes_beyond_2_64_are_counted_and_beyond_2_127_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("exceeds 2^127"), "{}", stderr(&o));
 }
+
+/// `x_k^10·x_{k+1} − x_k` (k < n−1), `x_{n−1}^10 − x_{n−1}`: the stable mixed cells grow as
+/// 2^n, so a count at n ≥ 16 takes minutes. It shows that it runs (a line while the cells
+/// are counted, none with `-q`), and its stable mixed volume is the number of its roots in
+/// C^n, all isolated: `Σ_{j=0}^{n} 9^j = (9^{n+1} − 1)/8` (the last j coordinates nonzero,
+/// `x_k^9·x_{k+1} = 1` there; the others 0).
+#[test]
+fn a_long_count_shows_its_progress_and_counts_every_root() {
+    let n = 12;
+    let vars: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    let mut eqs: Vec<String> = (0..n - 1)
+        .map(|k| format!("  - \"x{k}^10*x{} - x{k}\"", k + 1))
+        .collect();
+    eqs.push(format!("  - \"x{0}^10 - x{0}\"", n - 1));
+    let text = format!(
+        "variables: [{}]\nequations:\n{}\n",
+        vars.join(", "),
+        eqs.join("\n")
+    );
+    let dir = scratch("long-count");
+    let file = write(&dir, "chain12.yaml", &text);
+    let shown = bin()
+        .args(["count", &file, "--json", "--threads", "1"])
+        .env("PATHTRACK_PROGRESS_EVERY", "0.01")
+        .output()
+        .unwrap();
+    assert!(shown.status.success(), "{}", stderr(&shown));
+    assert!(
+        stderr(&shown).contains("counting mixed cells"),
+        "{}",
+        stderr(&shown)
+    );
+    let expected = (9u128.pow(n as u32 + 1) - 1) / 8;
+    let v = json(&shown);
+    assert_eq!(
+        v["stable_mixed_volume"].to_string().trim_matches('"'),
+        expected.to_string()
+    );
+    let quiet = bin()
+        .args(["count", &file, "-q", "--threads", "1"])
+        .env("PATHTRACK_PROGRESS_EVERY", "0.01")
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    assert!(!stderr(&quiet).contains("counting"), "{}", stderr(&quiet));
+}

@@ -23,6 +23,9 @@ pub struct CountArgs {
     /// searching the best one.
     #[arg(long)]
     pub partition: Option<String>,
+    /// No progress lines on stderr while the cells are counted.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// The root counts of a system as a JSON object.
@@ -95,7 +98,13 @@ pub fn root_counts(
 pub fn run(a: &CountArgs) -> Result<i32> {
     let threads = super::resources::threads(a.threads);
     let system = crate::system::parse::load_named(&a.file)?;
-    let m = root_counts(&system, a.seed, threads, a.partition.as_deref())?;
+    // A long count (tens of thousands of cells and more) shows that it runs and for how
+    // long, as a solve's start system does.
+    let mut progress = crate::report::progress::Progress::new(a.quiet);
+    progress.set_phase(crate::report::progress::Phase::Counting);
+    let counts = root_counts(&system, a.seed, threads, a.partition.as_deref());
+    progress.finish();
+    let m = counts?;
     if a.json {
         println!(
             "{}",

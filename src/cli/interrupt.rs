@@ -104,7 +104,7 @@ impl Held {
 pub fn phase(p: &Phase) {
     if let Some(s) = lock().as_mut() {
         match *p {
-            Phase::StartSystem => s.phase = "start system".into(),
+            Phase::StartSystem | Phase::Counting => s.phase = "start system".into(),
             Phase::FirstPass { paths } => {
                 s.paths = paths + s.resumed;
                 s.phase = "first pass".into();

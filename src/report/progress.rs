@@ -31,6 +31,8 @@ use std::time::{Duration, Instant};
 pub enum Phase {
     /// Building the start system (polyhedral: the mixed cells).
     StartSystem,
+    /// `pathtrack count`: enumerating the mixed cells for the root counts.
+    Counting,
     /// Tracking every path (or those asked for) once: `paths` of them.
     FirstPass { paths: u64 },
     /// Recovery round `round` (1-based), tracking `paths` suspect paths again.
@@ -165,7 +167,7 @@ impl PathCounter {
     /// Paths done in the current phase, and how many it has.
     pub fn position(&self) -> (u64, u64) {
         let len = match self.phase {
-            Phase::StartSystem => 0,
+            Phase::StartSystem | Phase::Counting => 0,
             Phase::FirstPass { paths } | Phase::Recovery { paths, .. } => paths,
         };
         (self.done, len)
@@ -239,6 +241,7 @@ impl PathCounter {
     fn name(&self) -> String {
         match self.phase {
             Phase::StartSystem => "start system".into(),
+            Phase::Counting => "counting mixed cells".into(),
             Phase::FirstPass { .. } => "first pass".into(),
             Phase::Recovery { round, .. } => format!("recovery round {round}"),
         }
@@ -261,7 +264,7 @@ impl PathCounter {
     /// rate first); the start system shows how long it has taken so far.
     pub fn line(&self, width: usize, now: Instant) -> String {
         let mut s = self.name();
-        if self.phase == Phase::StartSystem {
+        if matches!(self.phase, Phase::StartSystem | Phase::Counting) {
             if let Some(since) = self.since {
                 let t = now.saturating_duration_since(since).as_secs_f64();
                 s.push_str(&format!(", {}", duration(t)));
@@ -293,7 +296,7 @@ impl PathCounter {
     pub fn finished_line(&self, now: Instant) -> Option<String> {
         let t = now.saturating_duration_since(self.since?).as_secs_f64();
         Some(match self.phase {
-            Phase::StartSystem => format!("start system: {}", duration(t)),
+            Phase::StartSystem | Phase::Counting => format!("{}: {}", self.name(), duration(t)),
             _ => format!("{}: {} in {}", self.name(), self.counts(false), duration(t)),
         })
     }
