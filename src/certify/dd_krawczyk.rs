@@ -42,9 +42,9 @@
 use super::ball::CBall;
 use super::complex::{box_interior, box_subset, CBox, CInterval};
 use super::eval::IntervalSystem;
-use super::interval::Interval;
 use super::krawczyk::{
-    approximate_inverse, mat_vec, radii, self_conjugate, Certificate, MAX_RADIUS,
+    approximate_inverse, mat_vec, radii, real_box, real_radii, self_conjugate, Certificate,
+    MAX_RADIUS,
 };
 use crate::post::dedup::sup_norm;
 use crate::system::{Polynomial, System, Term};
@@ -345,24 +345,8 @@ impl DdSystem {
         self.prove(
             &anchor,
             &centre,
-            |step| {
-                let mut v: Vec<f64> = [1.25 * reach, 2.0 * reach]
-                    .into_iter()
-                    .chain(radii(step.max(reach), floor, cap))
-                    .filter(|&r| r <= cap)
-                    .collect();
-                v.sort_by(f64::total_cmp);
-                v
-            },
-            |r| {
-                anchor
-                    .iter()
-                    .map(|z| CInterval {
-                        re: Interval::around(z.re, r),
-                        im: Interval::symmetric(r),
-                    })
-                    .collect()
-            },
+            |step| real_radii(reach, step, floor, cap),
+            |r| real_box(&anchor, r),
             |b| box_subset(region, b),
         )
         .is_some()

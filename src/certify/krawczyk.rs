@@ -223,31 +223,41 @@ fn certify_real(
     let Some((y, yf, step)) = newton_step(system, isys, &c) else {
         return false;
     };
-    // Half-widths that may contain `region` (checked exactly below), then the usual ones.
-    let reach = im + half_width;
-    let mut candidates: Vec<f64> = [1.25 * reach, 2.0 * reach]
-        .into_iter()
-        .chain(radii(step.max(reach), floor, cap))
-        .filter(|&r| r <= cap)
-        .collect();
-    candidates.sort_by(f64::total_cmp);
     first_proof(
         isys,
         &c,
         &y,
         &yf,
-        &candidates,
-        |r| {
-            c.iter()
-                .map(|z| CInterval {
-                    re: Interval::around(z.re, r),
-                    im: Interval::symmetric(r),
-                })
-                .collect()
-        },
+        &real_radii(im + half_width, step, floor, cap),
+        |r| real_box(&c, r),
         |b| box_subset(region, b),
     )
     .is_some()
+}
+
+/// Half-widths for the realness test around a point `reach` (its largest imaginary part
+/// plus the region's half-width) from the region's far side: first those that may contain
+/// the region (checked exactly by the caller), then the usual [`radii`] from `step`; none
+/// above `cap`, increasing.
+pub(super) fn real_radii(reach: f64, step: f64, floor: f64, cap: f64) -> Vec<f64> {
+    let mut v: Vec<f64> = [1.25 * reach, 2.0 * reach]
+        .into_iter()
+        .chain(radii(step.max(reach), floor, cap))
+        .filter(|&r| r <= cap)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// The self-conjugate box of half-width `r` around the real point `c`: `Re` in
+/// `c ± r`, `Im` in `[−r, r]`.
+pub(super) fn real_box(c: &[C64], r: f64) -> Vec<CInterval> {
+    c.iter()
+        .map(|z| CInterval {
+            re: Interval::around(z.re, r),
+            im: Interval::symmetric(r),
+        })
+        .collect()
 }
 
 #[cfg(test)]
