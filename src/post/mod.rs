@@ -2,6 +2,7 @@
 //! number, residual, classification, and clustering into distinct solutions.
 
 pub mod affine;
+pub mod bridge;
 pub mod cluster_split;
 pub mod dd_newton;
 pub mod dedup;
@@ -174,6 +175,9 @@ pub struct Refiner<'a> {
     /// The homotopy in double-double, for tracking the last stretch of a stalled path
     /// ([`crate::track::dd`]); `None`: not done.
     near_one: Option<DdHomotopy>,
+    /// Failed paths whose double-double tail got stuck go on in double ([`bridge`]);
+    /// `None`: not done.
+    bridge: Option<bridge::Bridge>,
     /// No re-tracking follows: ambiguous endpoints are settled rather than left failed.
     pub last_attempt: bool,
     /// 0 on the first pass, `k` in the `k`-th recovery round. When re-tracking, a path
@@ -200,6 +204,7 @@ impl<'a> Refiner<'a> {
             tau_end,
             dd: dd_newton::DdTarget::new(&target),
             near_one: None,
+            bridge: None,
             target,
             row_weight,
             last_attempt: true,
@@ -237,6 +242,9 @@ impl<'a> Refiner<'a> {
         ep.accepted += r.accepted;
         ep.rejected += r.rejected;
         let Some(y) = self.finish_dd_from(ep, &r.y, Some(r.y_dd)) else {
+            if let (Some(b), Some(at)) = (&self.bridge, r.handover) {
+                b.note(ep.path, at);
+            }
             // Said in the reason, whatever becomes of the path.
             let why = if r.reached {
                 "no convergence at t = 1"
@@ -551,8 +559,8 @@ impl<'a> Refiner<'a> {
         (newton, clock() - start)
     }
 
-    /// Classifies one tracked path.
-    pub fn process(&self, end: PathEnd) -> Endpoint {
+    /// Classifies one tracked path ([`Refiner::process`] adds the bridge).
+    fn process_end(&self, end: PathEnd) -> Endpoint {
         let nh = self.layout.nh;
         let mut y = end.y;
         let (checkpoint, lifts) = (end.checkpoint.as_ref(), end.lifts.as_deref());

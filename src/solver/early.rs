@@ -102,6 +102,7 @@ impl<'a> Early<'a> {
     ) -> Early<'a> {
         let mut refiner = Refiner::new(system, tracker.tau_end);
         refiner.track_near_one(homotopy);
+        refiner.bridge_in_double(homotopy, &tracker);
         refiner.attempt = 1;
         refiner.last_attempt = 1 >= super::RECOVERY_ROUNDS;
         Early {

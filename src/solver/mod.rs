@@ -523,6 +523,7 @@ pub fn solve(
     let mut refiner = Refiner::new(system, opts.tracker.tau_end);
     refiner.torus = opts.torus;
     refiner.track_near_one(start.homotopy());
+    refiner.bridge_in_double(start.homotopy(), &opts.tracker);
     let mut tally = Tally::default();
     opts.plan.done().iter().for_each(|e| tally.add(e));
     let mut attempt = 0u8;
@@ -558,6 +559,7 @@ pub fn solve(
                      backend: &mut dyn Backend| {
         refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
         refiner.attempt = attempt;
+        refiner.set_bridge_deadline(tracker.deadline);
         let refiner = &refiner;
         let refine = |e| refiner.process(e);
         let early = early.as_ref().filter(|_| attempt == 0);

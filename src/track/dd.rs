@@ -107,7 +107,15 @@ pub struct DdTrackEnd {
     pub rejected: u32,
     /// Why it stopped short (empty when `reached`).
     pub reason: String,
+    /// The first accepted point at least [`HANDOVER_SHRINK`] times closer to `tau_end`
+    /// than the start, `(τ, unit-norm y)`: past the trouble that made the double tracker
+    /// stop, and far enough from t = 1 for double precision, a tracker with an endgame can
+    /// go on from there (`post::bridge`).
+    pub handover: Option<(f64, Vec<C64>)>,
 }
+
+/// See [`DdTrackEnd::handover`].
+pub const HANDOVER_SHRINK: f64 = 10.0;
 
 /// One path's state: the point, its Euler direction, the buffers.
 struct DdPath<'a> {
@@ -199,19 +207,22 @@ pub fn track_near_one(
         newton: vec![Cdd::ZERO; nh],
     };
     let (mut tau, mut accepted, mut rejected) = (tau0, 0u32, 0u32);
-    let end = |y: &[Cdd], tau: f64, accepted, rejected, reason: &str| DdTrackEnd {
-        y: {
-            let mut r: Vec<C64> = y.iter().map(|z| z.to_c64()).collect();
-            let s = r.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
-            r.iter_mut().for_each(|z| *z /= s);
-            r
-        },
+    let rounded = |y: &[Cdd]| -> Vec<C64> {
+        let mut r: Vec<C64> = y.iter().map(|z| z.to_c64()).collect();
+        let s = r.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+        r.iter_mut().for_each(|z| *z /= s);
+        r
+    };
+    let mut handover = None;
+    let end = |y: &[Cdd], tau: f64, accepted, rejected, reason: &str, handover| DdTrackEnd {
+        y: rounded(y),
         y_dd: y.to_vec(),
         tau,
         reached: reason.is_empty(),
         accepted,
         rejected,
         reason: reason.to_string(),
+        handover,
     };
     if p.correct(&mut y, tau, DD_REFINE_ITERS).is_none() {
         return end(
@@ -220,6 +231,7 @@ pub fn track_near_one(
             0,
             0,
             "start point did not converge in double-double",
+            handover,
         );
     }
     let mut h = 0.1 * (tau_end - tau);
@@ -236,7 +248,7 @@ pub fn track_near_one(
                     "double-double steps too slow: s from {window_s:.1e} to {s:.1e} in \
                      {DD_PACE_STEPS} steps"
                 );
-                return end(&y, tau, accepted, rejected, &why);
+                return end(&y, tau, accepted, rejected, &why, handover);
             }
             window_s = s;
         }
@@ -247,6 +259,7 @@ pub fn track_near_one(
                 accepted,
                 rejected,
                 "too many steps in double-double",
+                handover,
             );
         }
         if h < DD_H_MIN_REL * tau.abs() {
@@ -256,6 +269,7 @@ pub fn track_near_one(
                 accepted,
                 rejected,
                 "step size underflow in double-double",
+                handover,
             );
         }
         let h_try = h.min(tau_end - tau);
@@ -293,6 +307,9 @@ pub fn track_near_one(
                 accepted += 1;
                 y = yc;
                 tau = tau_new;
+                if handover.is_none() && (tau_end - tau) * HANDOVER_SHRINK <= tau_end - tau0 {
+                    handover = Some((tau, rounded(&y)));
+                }
                 let factor = (0.9 * (eta_target / eta.max(1e-300)).powf(0.2)).clamp(0.5, 2.0);
                 h = h_try * factor;
                 k[0].copy_from_slice(&p.euler);
@@ -303,7 +320,7 @@ pub fn track_near_one(
             }
         }
     }
-    end(&y, tau, accepted, rejected, "")
+    end(&y, tau, accepted, rejected, "", handover)
 }
 
 #[cfg(test)]

@@ -78,6 +78,10 @@ impl<'b> Mover<'b> {
         gamma: C64,
         points: &[Vec<C64>],
     ) -> Result<Vec<Moved>> {
+        if points.is_empty() {
+            // No homotopy to build: on the GPU that would compile kernels for nothing.
+            return Ok(Vec::new());
+        }
         let n = self.variables.len();
         let one = C64::new(1.0, 0.0);
         let mut eqs: Vec<Vec<(C64, Vec<i32>, f64)>> = self

@@ -1,0 +1,202 @@
+//! Tracking on in double precision from where a double-double tail got stuck.
+//!
+//! A path that stalls in double precision in the endgame zone is tracked again from its
+//! checkpoint in double-double ([`crate::track::dd`]). That tail passes what double cannot
+//! resolve (two paths nearly meeting, κ ≈ 1e10), but it has no endgame: towards a
+//! singular endpoint or one at infinity its steps underflow or run out. cyclic-14 (seed 1,
+//! H200) lost two orbits of paths this way in every recovery round: double stalled at
+//! s ≈ 0.09–0.1, and the tails from s = 0.1 got stuck at s = 3.5e-10 (step underflow,
+//! paths 6210037, …) and s = 6e-5 (4,000 steps, paths 954086, …).
+//!
+//! Where a failed tail got at least [`BRIDGE_PROGRESS`] times closer to t = 1 than its
+//! checkpoint, the path goes on from the tail's last point in double precision with the
+//! host's tracker, endgame included ([`track_alone`]), and that end is classified instead.
+//! A bridged path that fails again keeps its first failure, unless its own tail got
+//! further still (at most [`BRIDGES_MAX`] bridges).
+
+use super::{Endpoint, Refiner, Status};
+use crate::eval::EvalLayout;
+use crate::homotopy::Homotopy;
+use crate::track::resident::track_alone;
+use crate::track::{PathEnd, StartPoint, TrackerOptions};
+use num_complex::Complex64 as C64;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Bridges per path.
+pub const BRIDGES_MAX: usize = 4;
+
+/// The homotopy in double precision and the tracker options for bridged paths, and the
+/// points where failed tails stopped (by path, taken by [`Refiner::process`]).
+pub struct Bridge {
+    layout: EvalLayout,
+    homotopy: Homotopy,
+    opts: TrackerOptions,
+    stuck: Mutex<HashMap<u64, (f64, Vec<C64>)>>,
+}
+
+impl Bridge {
+    pub fn new(homotopy: &Homotopy, opts: &TrackerOptions) -> Bridge {
+        Bridge {
+            layout: EvalLayout::new(homotopy),
+            homotopy: homotopy.clone(),
+            opts: opts.clone(),
+            stuck: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Notes where path `path`'s failed tail handed over ([`DdTrackEnd::handover`]).
+    pub(super) fn note(&self, path: u64, handover: (f64, Vec<C64>)) {
+        let mut stuck = self.stuck.lock().unwrap_or_else(|e| e.into_inner());
+        stuck.insert(path, handover);
+    }
+
+    fn take(&self, path: u64) -> Option<(f64, Vec<C64>)> {
+        let mut stuck = self.stuck.lock().unwrap_or_else(|e| e.into_inner());
+        stuck.remove(&path)
+    }
+}
+
+impl Refiner<'_> {
+    /// Failed paths whose double-double tail got stuck are tracked on in double from the
+    /// tail's last point with `opts` on `h` (the homotopy they were tracked on).
+    pub fn bridge_in_double(&mut self, h: &Homotopy, opts: &TrackerOptions) {
+        self.bridge = Some(Bridge::new(h, opts));
+    }
+
+    /// Bridged paths stop at `deadline` too (the recovery round's time bound: a bridge
+    /// must not take the time of the round's other paths).
+    pub fn set_bridge_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        if let Some(b) = &mut self.bridge {
+            b.opts.deadline = deadline;
+        }
+    }
+
+    /// Refines and classifies the end of a path; a failed path whose double-double tail
+    /// got stuck is bridged (module doc).
+    pub fn process(&self, end: PathEnd) -> Endpoint {
+        let (path, lifts) = (end.path, end.lifts.clone());
+        let mut ep = self.process_end(end);
+        let Some(bridge) = &self.bridge else {
+            return ep;
+        };
+        if ep.status != Status::Failed {
+            return ep;
+        }
+        for _ in 0..BRIDGES_MAX {
+            let Some((tau, y)) = bridge.take(path) else {
+                break;
+            };
+            let start = StartPoint {
+                path,
+                y,
+                tau,
+                log: false,
+                lifts: lifts.clone(),
+                steps: (ep.accepted, ep.rejected),
+            };
+            let Ok(Some(end)) = track_alone(
+                &bridge.layout,
+                &bridge.homotopy,
+                &bridge.opts,
+                start,
+                &|| true,
+            ) else {
+                break;
+            };
+            let mut next = self.process_end(end);
+            if next.status != Status::Failed {
+                next.reason = Some(format!(
+                    "{}; on in double from s = {:.1e}: {}",
+                    ep.reason.as_deref().unwrap_or("stalled"),
+                    self.tau_end - tau,
+                    next.reason.as_deref().unwrap_or("reached t = 1")
+                ));
+                return next;
+            }
+            (ep.accepted, ep.rejected) = (next.accepted, next.rejected);
+        }
+        // Whatever a bridge left behind belongs to no later call.
+        bridge.take(path);
+        ep
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::TrackCode;
+
+    /// A path stalled at s = 0.09 on `x³ − 1 + e^τ, y − 1`, whose end `x = 0` is a triple
+    /// root: its double-double tail from the checkpoint (s = 0.1) cannot land on τ = 0
+    /// (Newton converges linearly there, at rate 2/3) and stops short. Without the bridge the
+    /// path fails; with it, the host's tracker goes on in double from the tail's last point
+    /// and its Cauchy endgame finds the triple root.
+    fn stalled_on_a_triple_root(bridged: bool) -> Endpoint {
+        let sys = crate::system::parse_str(
+            "variables: [x, y]\nequations:\n  - \"x^3\"\n  - \"y - 1\"\n",
+            "test",
+        )
+        .expect("valid system");
+        let c = |v: f64| C64::new(v, 0.0);
+        let h = Homotopy::from_affine_terms(
+            2,
+            vec![
+                vec![
+                    (c(1.0), vec![3, 0], 0.0),
+                    (c(-1.0), vec![0, 0], 0.0),
+                    (c(1.0), vec![0, 0], 1.0),
+                ],
+                vec![(c(1.0), vec![0, 1], 0.0), (c(-1.0), vec![0, 0], 0.0)],
+            ],
+        );
+        let mut refiner = Refiner::new(&sys, 0.0);
+        refiner.track_near_one(&h);
+        refiner.attempt = 1;
+        refiner.last_attempt = false;
+        if bridged {
+            refiner.bridge_in_double(&h, &TrackerOptions::default());
+        }
+        let unit = |v: [f64; 3]| -> Vec<C64> {
+            let s = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+            v.iter().map(|a| c(a / s)).collect()
+        };
+        let x_at = |tau: f64| (1.0 - tau.exp()).cbrt();
+        let end = PathEnd {
+            path: 3,
+            y: unit([x_at(-0.09), 1.0, 1.0]),
+            tau: -0.09,
+            code: TrackCode::StoppedInEndgame("stalled (32 steps shorter than 1e-5·s)".into()),
+            accepted: 30,
+            rejected: 2,
+            cond: 10.0,
+            samples: Vec::new(),
+            checkpoint: Some((-0.1, unit([x_at(-0.1), 1.0, 1.0]))),
+            lifts: None,
+        };
+        refiner.process(end)
+    }
+
+    #[test]
+    fn a_stuck_double_double_tail_goes_on_in_double_to_its_singular_end() {
+        let alone = stalled_on_a_triple_root(false);
+        assert_eq!(alone.status, Status::Failed, "{alone:?}");
+        let why = alone.reason.as_deref().unwrap_or("");
+        assert!(why.contains("in double-double failed"), "{why}");
+
+        let ep = stalled_on_a_triple_root(true);
+        assert_eq!(ep.status, Status::Singular, "{ep:?}");
+        let x = ep.coordinates.as_ref().expect("a finite end");
+        assert!(x[0].norm() < 1e-4, "x = {}", x[0]);
+        assert!((x[1] - 1.0).norm() < 1e-10, "y = {}", x[1]);
+        assert_eq!(ep.winding, Some(3), "{ep:?}");
+        let why = ep.reason.as_deref().unwrap_or("");
+        assert!(why.contains("on in double from s = "), "{why}");
+        assert!(
+            ep.steps() > alone.steps(),
+            "{} ≤ {}",
+            ep.steps(),
+            alone.steps()
+        );
+    }
+}
