@@ -21,23 +21,12 @@ pub enum BenchWhat {
         /// Systems: family names with size (katsura10) or files.
         #[arg(default_values_t = ["katsura10".to_string(), "noon7".to_string(), "cyclic7".to_string()])]
         systems: Vec<String>,
-        /// Threads of our solve and of `phc -b -t` (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Start system, as `solve --start`.
-        #[arg(long, value_enum, default_value = "auto")]
-        start: crate::solver::StartKind,
-        /// Where our paths are tracked (the GPU tracks 65,536 paths at once unless
-        /// `--batch` says otherwise).
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: super::solve_args::BackendKind,
-        #[arg(long, default_value_t = 0)]
-        device: usize,
+        #[command(flatten)]
+        run: BenchSolve,
         /// Resident slots (see `solve --resident`).
         #[arg(long, action = clap::ArgAction::Set)]
         resident: Option<bool>,
+        /// Paths per batch (the GPU tracks 65,536 paths at once unless this says otherwise).
         #[arg(long)]
         batch: Option<usize>,
     },
@@ -48,18 +37,8 @@ pub enum BenchWhat {
         /// Systems: family names with size (katsura10) or files.
         #[arg(default_values_t = ["katsura8".to_string(), "cyclic7".to_string()])]
         systems: Vec<String>,
-        /// Threads of the solve and of the CPU certification (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, value_enum, default_value = "auto")]
-        start: crate::solver::StartKind,
-        /// Where the paths are tracked and, with cuda, the GPU certification runs.
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: super::solve_args::BackendKind,
-        #[arg(long, default_value_t = 0)]
-        device: usize,
+        #[command(flatten)]
+        run: BenchSolve,
         /// Leave out the CPU certification (the device's alone).
         #[arg(long)]
         no_cpu: bool,
@@ -214,34 +193,65 @@ pub enum BenchWhat {
     },
 }
 
+/// The solve of `bench solve` and `bench certify`.
+#[derive(Args, Debug)]
+pub struct BenchSolve {
+    /// Threads of our solve and of what runs beside it: `phc -b -t`, the CPU
+    /// certification (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Start system, as `solve --start`.
+    #[arg(long, value_enum, default_value = "auto")]
+    start: crate::solver::StartKind,
+    /// Where our paths are tracked (with cuda, `bench certify` also certifies on the GPU).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: super::solve_args::BackendKind,
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+}
+
+impl BenchSolve {
+    /// The backend and the tracker's settings of the solve.
+    fn backend(
+        &self,
+        resident: Option<bool>,
+        batch: Option<usize>,
+    ) -> Result<(
+        Box<dyn crate::backend::Backend>,
+        crate::track::TrackerOptions,
+    )> {
+        let b = super::solve_args::make_backend(
+            self.backend,
+            self.device,
+            crate::backend::cuda::EvalMethod::Fused,
+            crate::backend::cuda::SolveMethod::GaussJordan,
+            self.threads,
+            resident,
+            batch,
+        )?;
+        let tracker = super::solve_args::tracker_for(b.as_ref(), batch)?;
+        Ok((b, tracker))
+    }
+}
+
 pub fn run(a: &BenchArgs) -> Result<i32> {
     match &a.what {
         BenchWhat::Solve {
             systems,
-            threads,
-            seed,
-            start,
-            backend,
-            device,
+            run,
             resident,
             batch,
         } => {
+            let (mut b, tracker) = run.backend(*resident, *batch)?;
             let path = std::env::var_os("PATH");
-            let mut b = super::solve_args::make_backend(
-                *backend,
-                *device,
-                crate::backend::cuda::EvalMethod::Fused,
-                crate::backend::cuda::SolveMethod::GaussJordan,
-                *threads,
-                *resident,
-                *batch,
-            )?;
-            let tracker = super::solve_args::tracker_for(b.as_ref(), *batch)?;
+            let (threads, seed, start) = (run.threads, run.seed, run.start);
             bench::solve::run(
                 systems,
-                *threads,
-                *seed,
-                *start,
+                threads,
+                seed,
+                start,
                 path.as_deref(),
                 b.as_mut(),
                 &tracker,
@@ -250,33 +260,13 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
         }
         BenchWhat::Certify {
             systems,
-            threads,
-            seed,
-            start,
-            backend,
-            device,
+            run,
             no_cpu,
         } => {
-            let mut b = super::solve_args::make_backend(
-                *backend,
-                *device,
-                crate::backend::cuda::EvalMethod::Fused,
-                crate::backend::cuda::SolveMethod::GaussJordan,
-                *threads,
-                None,
-                None,
-            )?;
-            let tracker = super::solve_args::tracker_for(b.as_ref(), None)?;
-            super::certify::bench(
-                systems,
-                *threads,
-                *seed,
-                *start,
-                b.as_mut(),
-                &tracker,
-                *no_cpu,
-            )
-            .map(|_| 0)
+            let (mut b, tracker) = run.backend(None, None)?;
+            let (threads, seed, start) = (run.threads, run.seed, run.start);
+            super::certify::bench(systems, threads, seed, start, b.as_mut(), &tracker, *no_cpu)
+                .map(|_| 0)
         }
         BenchWhat::Eval {
             systems,
