@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod backend;
+pub mod bench;
 pub mod certify;
 pub mod cli;
 pub mod distributed;

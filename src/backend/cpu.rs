@@ -135,7 +135,7 @@ impl HostDirections {
 
     /// Euler and Newton directions and condition estimates of every point of `pts`.
     /// Rounds with fewer chunks than threads also spread their chunks' points over the
-    /// pool (see [`directions_chunk`]; [`POINTS_IN_PARALLEL`]).
+    /// pool (see `directions_chunk`; [`POINTS_IN_PARALLEL`]).
     pub fn run(&mut self, layout: &EvalLayout, pts: &Points<'_>, out: DirectionsOut<'_>) {
         let nh = layout.nh;
         let size = chunk_size(pts.len());

@@ -352,7 +352,7 @@ fn set_rhs_row(b: &mut [C64], k: usize, row: &[C64], s: f64) {
 }
 
 /// One point's direction system: `a` (N×N column-major) and the two right-hand sides `b`
-/// (N×2 row-major), sized on use ([`DirectionSystem::sized`]). The QR route
+/// (N×2 row-major), sized on use (`DirectionSystem::sized`). The QR route
 /// ([`solve_directions_one`]) needs nothing else.
 #[derive(Clone, Debug, Default)]
 pub struct DirectionSystem {

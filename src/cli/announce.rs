@@ -149,7 +149,7 @@ fn sample_homotopy(system: &System) -> Homotopy {
 }
 
 /// Wall seconds per sampled point with `threads` threads sampling at once: each thread
-/// evaluates batches of [`SAMPLE_BATCH`] points (extended Jacobian, then an LU solve of
+/// evaluates batches of `SAMPLE_BATCH` points (extended Jacobian, then an LU solve of
 /// the `N × N` direction system for two right-hand sides) through [`SAMPLE_WINDOWS`]
 /// windows of [`SAMPLE_SECONDS`] in all, and its rate is the median of its windows' rates
 /// (points per wall second), so that one preemption does not decide the estimate; the

@@ -1,14 +1,10 @@
-//! `pathtrack bench solve|eval|cells|…`: tables of measured throughput (never asserted in tests).
+//! `pathtrack bench solve|eval|cells|…`: the arguments of each bench, handed to the
+//! harness in [`crate::bench`] (or to the bench of the engine it times), which prints the
+//! table.
 
-use crate::backend::{cpu::CpuBackend, Backend};
+use crate::bench::{self, system_by_name};
 use crate::error::{Error, Result};
-use crate::solver::rng_for;
-use crate::start::total_degree::TotalDegree;
-use crate::system::System;
 use clap::{Args, Subcommand};
-use num_complex::Complex64 as C64;
-use rand::Rng;
-use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -25,23 +21,12 @@ pub enum BenchWhat {
         /// Systems: family names with size (katsura10) or files.
         #[arg(default_values_t = ["katsura10".to_string(), "noon7".to_string(), "cyclic7".to_string()])]
         systems: Vec<String>,
-        /// Threads of our solve and of `phc -b -t` (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Start system, as `solve --start`.
-        #[arg(long, value_enum, default_value = "auto")]
-        start: crate::solver::StartKind,
-        /// Where our paths are tracked (the GPU tracks 65,536 paths at once unless
-        /// `--batch` says otherwise).
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: super::solve_args::BackendKind,
-        #[arg(long, default_value_t = 0)]
-        device: usize,
+        #[command(flatten)]
+        run: BenchSolve,
         /// Resident slots (see `solve --resident`).
         #[arg(long, action = clap::ArgAction::Set)]
         resident: Option<bool>,
+        /// Paths per batch (the GPU tracks 65,536 paths at once unless this says otherwise).
         #[arg(long)]
         batch: Option<usize>,
     },
@@ -52,18 +37,8 @@ pub enum BenchWhat {
         /// Systems: family names with size (katsura10) or files.
         #[arg(default_values_t = ["katsura8".to_string(), "cyclic7".to_string()])]
         systems: Vec<String>,
-        /// Threads of the solve and of the CPU certification (0: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, value_enum, default_value = "auto")]
-        start: crate::solver::StartKind,
-        /// Where the paths are tracked and, with cuda, the GPU certification runs.
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: super::solve_args::BackendKind,
-        #[arg(long, default_value_t = 0)]
-        device: usize,
+        #[command(flatten)]
+        run: BenchSolve,
         /// Leave out the CPU certification (the device's alone).
         #[arg(long)]
         no_cpu: bool,
@@ -218,42 +193,65 @@ pub enum BenchWhat {
     },
 }
 
-/// A system named as `FAMILYn` (generated) or a path to a file
-/// ([`crate::system::parse::load_named`]).
-pub fn system_by_name(name: &str) -> Result<System> {
-    Ok(crate::system::parse::load_named(std::path::Path::new(
-        name,
-    ))?)
+/// The solve of `bench solve` and `bench certify`.
+#[derive(Args, Debug)]
+pub struct BenchSolve {
+    /// Threads of our solve and of what runs beside it: `phc -b -t`, the CPU
+    /// certification (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Start system, as `solve --start`.
+    #[arg(long, value_enum, default_value = "auto")]
+    start: crate::solver::StartKind,
+    /// Where our paths are tracked (with cuda, `bench certify` also certifies on the GPU).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: super::solve_args::BackendKind,
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+}
+
+impl BenchSolve {
+    /// The backend and the tracker's settings of the solve.
+    fn backend(
+        &self,
+        resident: Option<bool>,
+        batch: Option<usize>,
+    ) -> Result<(
+        Box<dyn crate::backend::Backend>,
+        crate::track::TrackerOptions,
+    )> {
+        let b = super::solve_args::make_backend(
+            self.backend,
+            self.device,
+            crate::backend::cuda::EvalMethod::Fused,
+            crate::backend::cuda::SolveMethod::GaussJordan,
+            self.threads,
+            resident,
+            batch,
+        )?;
+        let tracker = super::solve_args::tracker_for(b.as_ref(), batch)?;
+        Ok((b, tracker))
+    }
 }
 
 pub fn run(a: &BenchArgs) -> Result<i32> {
     match &a.what {
         BenchWhat::Solve {
             systems,
-            threads,
-            seed,
-            start,
-            backend,
-            device,
+            run,
             resident,
             batch,
         } => {
+            let (mut b, tracker) = run.backend(*resident, *batch)?;
             let path = std::env::var_os("PATH");
-            let mut b = super::solve_args::make_backend(
-                *backend,
-                *device,
-                crate::backend::cuda::EvalMethod::Fused,
-                crate::backend::cuda::SolveMethod::GaussJordan,
-                *threads,
-                *resident,
-                *batch,
-            )?;
-            let tracker = super::solve_args::tracker_for(b.as_ref(), *batch)?;
-            super::solve_bench::bench_solve(
+            let (threads, seed, start) = (run.threads, run.seed, run.start);
+            bench::solve::run(
                 systems,
-                *threads,
-                *seed,
-                *start,
+                threads,
+                seed,
+                start,
                 path.as_deref(),
                 b.as_mut(),
                 &tracker,
@@ -262,53 +260,33 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
         }
         BenchWhat::Certify {
             systems,
-            threads,
-            seed,
-            start,
-            backend,
-            device,
+            run,
             no_cpu,
         } => {
-            let mut b = super::solve_args::make_backend(
-                *backend,
-                *device,
-                crate::backend::cuda::EvalMethod::Fused,
-                crate::backend::cuda::SolveMethod::GaussJordan,
-                *threads,
-                None,
-                None,
-            )?;
-            let tracker = super::solve_args::tracker_for(b.as_ref(), None)?;
-            super::certify::bench(
-                systems,
-                *threads,
-                *seed,
-                *start,
-                b.as_mut(),
-                &tracker,
-                *no_cpu,
-            )
-            .map(|_| 0)
+            let (mut b, tracker) = run.backend(None, None)?;
+            let (threads, seed, start) = (run.threads, run.seed, run.start);
+            super::certify::bench(systems, threads, seed, start, b.as_mut(), &tracker, *no_cpu)
+                .map(|_| 0)
         }
         BenchWhat::Eval {
             systems,
             p,
             threads,
-        } => bench_eval(systems, p, *threads),
-        BenchWhat::Dd { systems, seed } => bench_dd(systems, *seed),
+        } => bench::kernels::eval(systems, p, *threads),
+        BenchWhat::Dd { systems, seed } => bench::kernels::dd(systems, *seed),
         BenchWhat::Refine {
             system,
             from,
             count,
             seed,
-        } => bench_refine(system, from, *count, *seed),
+        } => bench::endpoints::refine(system, from, *count, *seed),
         BenchWhat::Tally {
             nonsingular,
             singular,
             threads,
             n,
             seed,
-        } => bench_tally(nonsingular, *singular, threads, *n, *seed),
+        } => bench::endpoints::tally(nonsingular, *singular, threads, *n, *seed),
         BenchWhat::Cells {
             systems,
             threads,
@@ -319,7 +297,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
                 .map(|s| system_by_name(s))
                 .collect::<Result<Vec<_>>>()?;
             let path = std::env::var_os("PATH");
-            super::cells_bench::bench_cells(&systems, *threads, *seed, path.as_deref()).map(|_| 0)
+            bench::cells::run(&systems, *threads, *seed, path.as_deref()).map(|_| 0)
         }
         BenchWhat::Rref {
             n,
@@ -389,7 +367,7 @@ pub fn run(a: &BenchArgs) -> Result<i32> {
             no_graph,
             device,
             seed,
-        } => bench_step(system, p, *steps, eval, solve, !*no_graph, *device, *seed),
+        } => bench::kernels::step(system, p, *steps, eval, solve, !*no_graph, *device, *seed),
     }
 }
 
@@ -403,421 +381,4 @@ fn parse_accumulation(a: &str) -> Result<crate::linalg::permanent::Accumulation>
             "bench perm --acc {other}: expected plain, kahan or dd"
         ))),
     }
-}
-
-fn bench_eval(systems: &[String], ps: &[usize], threads: usize) -> Result<i32> {
-    let mut backend = CpuBackend::new(threads)?;
-    println!("# pathtrack bench eval (backend cpu, {} threads): extended Jacobians [D_y H, D_τ H, H] of the total-degree homotopy", backend.threads());
-    println!(
-        "{:<12} {:>4} {:>6} {:>8} {:>12} {:>14} {:>10}",
-        "system", "n", "terms", "p", "µs/call", "points/s", "GFLOP/s"
-    );
-    for name in systems {
-        let sys = system_by_name(name)?;
-        let mut rng = rng_for(7);
-        let td = TotalDegree::new(&sys, &mut rng)?;
-        let h = &td.homotopy;
-        backend.set_homotopy(h)?;
-        let layout = crate::eval::EvalLayout::new(h);
-        let nh = h.nh();
-        for &p in ps {
-            let ys: Vec<C64> = (0..p * nh)
-                .map(|_| C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-                .collect();
-            let taus: Vec<C64> = (0..p)
-                .map(|_| C64::new(-rng.random::<f64>(), 0.0))
-                .collect();
-            let mut out = vec![C64::new(0.0, 0.0); p * layout.ext_len()];
-            let per = seconds_per_call(|| {
-                backend.extended_jacobians(&crate::eval::Points::projective(&ys, &taus), &mut out)
-            })?;
-            println!(
-                "{:<12} {:>4} {:>6} {:>8} {:>12.2} {:>14.0} {:>10.2}",
-                name,
-                h.n,
-                layout.m,
-                p,
-                per * 1e6,
-                p as f64 / per,
-                layout.flops(p) / per * 1e-9
-            );
-        }
-    }
-    Ok(0)
-}
-
-/// Mean seconds per call of `f`, called for at least 0.3 s and 3 times after one warm-up.
-fn seconds_per_call(mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?;
-    let (mut reps, clock) = (0u64, Instant::now());
-    while clock.elapsed().as_secs_f64() < 0.3 || reps < 3 {
-        f()?;
-        reps += 1;
-    }
-    Ok(clock.elapsed().as_secs_f64() / reps as f64)
-}
-
-/// See [`BenchWhat::Refine`].
-fn bench_refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> Result<i32> {
-    use crate::track::{PathEnd, TrackCode};
-    let sys = system_by_name(name)?;
-    let n = sys.n();
-    let text = std::fs::read_to_string(from)
-        .map_err(|e| Error::Usage(format!("bench refine: cannot read {}: {e}", from.display())))?;
-    let mut rng = rng_for(seed);
-    let mut ends = Vec::new();
-    for line in text.lines() {
-        if ends.len() >= count {
-            break;
-        }
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        if v.get("status").and_then(|s| s.as_str()) != Some("nonsingular") {
-            continue;
-        }
-        let Some(c) = v.get("coordinates").and_then(|c| c.as_array()) else {
-            continue;
-        };
-        let x: Vec<C64> = c
-            .iter()
-            .filter_map(|p| Some(C64::new(p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
-            .collect();
-        if x.len() != n {
-            return Err(Error::Usage(format!(
-                "bench refine: {} has {} coordinates per solution, {name} {n} variables",
-                from.display(),
-                x.len()
-            )));
-        }
-        let mut y: Vec<C64> = x.into_iter().chain([C64::new(1.0, 0.0)]).collect();
-        let s = y.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
-        y.iter_mut().for_each(|z| {
-            *z = *z / s
-                * (1.0 + 1e-9 * C64::new(rng.random::<f64>() - 0.5, rng.random::<f64>() - 0.5))
-        });
-        ends.push(PathEnd::bare(ends.len() as u64, y, 0.0, TrackCode::Reached));
-    }
-    if ends.is_empty() {
-        return Err(Error::Usage(format!(
-            "bench refine: no nonsingular solutions in {}",
-            from.display()
-        )));
-    }
-    let refiner = crate::post::Refiner::new(&sys, 0.0);
-    let per = |secs: f64| secs / ends.len() as f64 * 1e6;
-    // CPU seconds of this process (one thread works): a loaded machine does not inflate them.
-    let clock = || crate::report::usage::process_cpu_seconds().unwrap_or(f64::NAN);
-    let start = clock();
-    let nonsingular = ends
-        .iter()
-        .map(|e| refiner.process(e.clone()))
-        .filter(|e| e.status == crate::post::Status::Nonsingular)
-        .count();
-    let process = per(clock() - start);
-    let (newton, condition) = refiner.time_parts(&ends, clock);
-    let start = clock();
-    let mut sink = 0.0;
-    for e in &ends {
-        let x: Vec<C64> = e.y[..n].iter().map(|z| z / e.y[n]).collect();
-        sink += sys.relative_residual(&x);
-    }
-    let residual = per(clock() - start);
-    println!("# pathtrack bench refine (one thread, CPU time in 10 ms ticks): µs per endpoint of Refiner::process, and its parts");
-    println!(
-        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10} {:>14} {:>12}",
-        "system",
-        "n",
-        "terms",
-        "endpoints",
-        "nonsingular",
-        "process",
-        "newton (double)",
-        "condition"
-    );
-    println!(
-        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10.1} {:>14.1} {:>12.1}   residual {:.1} µs{}",
-        name,
-        n,
-        sys.equations.iter().map(|f| f.terms.len()).sum::<usize>(),
-        ends.len(),
-        nonsingular,
-        process,
-        per(newton),
-        per(condition),
-        residual,
-        if sink.is_nan() {
-            " (NaN residuals)"
-        } else {
-            ""
-        }
-    );
-    Ok(0)
-}
-
-/// See [`BenchWhat::Tally`].
-fn bench_tally(
-    nonsingular: &[usize],
-    singular: usize,
-    threads: &[usize],
-    n: usize,
-    seed: u64,
-) -> Result<i32> {
-    println!("# Tally::solutions and ::suspects on random endpoints in C^{n}; suspects read the clusters that solutions computed");
-    println!(
-        "{:>8} {:>12} {:>10} {:>14} {:>10} {:>13} {:>9}",
-        "threads",
-        "nonsingular",
-        "singular",
-        "solutions (s)",
-        "distinct",
-        "suspects (s)",
-        "suspects"
-    );
-    for &ns in nonsingular {
-        for &t in threads {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| Error::Internal(format!("bench tally threads: {e}")))?;
-            let tally = random_tally(ns, singular, n, seed);
-            // As at the end of a solve: the counts cluster, the suspects read the clusters,
-            // the solutions are moved out of the tally.
-            let (t_solutions, distinct, t_suspects, suspects) = pool.install(|| {
-                let clock = std::time::Instant::now();
-                let c = tally.counts();
-                let t_solutions = clock.elapsed().as_secs_f64();
-                let clock = std::time::Instant::now();
-                let suspects = tally.suspects().len();
-                let t_suspects = clock.elapsed().as_secs_f64();
-                let distinct = tally.into_solutions().len();
-                assert_eq!(distinct as u64, c.nonsingular + c.singular);
-                (t_solutions, distinct, t_suspects, suspects)
-            });
-            println!(
-                "{:>8} {ns:>12} {singular:>10} {t_solutions:>14.3} {distinct:>10} {t_suspects:>13.3} {suspects:>9}",
-                pool.current_num_threads()
-            );
-        }
-    }
-    Ok(0)
-}
-
-/// `nonsingular` random points in `[-2, 2]^{2n}` ⊂ C^n, every tenth reached by two paths, and
-/// `singular` endpoints, every tenth of them on a nonsingular solution.
-fn random_tally(nonsingular: usize, singular: usize, n: usize, seed: u64) -> crate::report::Tally {
-    use crate::post::{Endpoint, Status};
-    use num_complex::Complex64 as C64;
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut point = || -> Vec<C64> {
-        (0..n)
-            .map(|_| {
-                C64::new(
-                    rng.random::<f64>() * 4.0 - 2.0,
-                    rng.random::<f64>() * 4.0 - 2.0,
-                )
-            })
-            .collect()
-    };
-    let endpoint = |path: u64, status: Status, x: Vec<C64>, condition: f64| Endpoint {
-        coordinates: Some(x),
-        residual: 1e-15,
-        condition,
-        ..Endpoint::new(path, status)
-    };
-    let mut tally = crate::report::Tally::default();
-    let mut path = 0u64;
-    let mut solutions = Vec::with_capacity(nonsingular);
-    for i in 0..nonsingular {
-        let x = point();
-        let copies = if i % 10 == 0 { 2 } else { 1 };
-        for _ in 0..copies {
-            tally.add(&endpoint(path, Status::Nonsingular, x.clone(), 10.0));
-            path += 1;
-        }
-        solutions.push(x);
-    }
-    for i in 0..singular {
-        let x = if i % 10 == 0 && nonsingular > 0 {
-            solutions[(i * 7919 + 1) % nonsingular].clone()
-        } else {
-            point()
-        };
-        tally.add(&endpoint(path, Status::Singular, x, 1e14));
-        path += 1;
-    }
-    tally
-}
-
-fn bench_dd(systems: &[String], seed: u64) -> Result<i32> {
-    use crate::eval::dd::Cdd;
-    use crate::eval::dd_homotopy::DdHomotopy;
-    println!("# pathtrack bench dd (one thread): double-double evaluation of H, ∂H/∂y, ∂H/∂τ and the solve for both directions (track::dd), terms with random lifts");
-    println!(
-        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10} {:>12}",
-        "system", "n", "terms", "eval µs", "same τ µs", "solve µs", "directions/s"
-    );
-    for name in systems {
-        let sys = system_by_name(name)?;
-        let h = random_lift_homotopy(&sys, seed);
-        let dd = DdHomotopy::new(&h).ok_or_else(|| {
-            Error::Usage(format!(
-                "bench dd: {name} is a Laurent system (negative exponents)"
-            ))
-        })?;
-        let nh = dd.nh();
-        let mut rng = rng_for(seed);
-        let mut y: Vec<Cdd> = (0..nh)
-            .map(|_| {
-                Cdd::from(C64::new(
-                    rng.random::<f64>() - 0.5,
-                    rng.random::<f64>() - 0.5,
-                ))
-            })
-            .collect();
-        let s = y.iter().map(|z| z.to_c64().norm_sqr()).sum::<f64>().sqrt();
-        y.iter_mut().for_each(|z| *z = Cdd::from(z.to_c64() / s));
-        let patch: Vec<Cdd> = y.iter().map(|z| z.conj()).collect();
-        let mut v = dd.values();
-        let (mut newton, mut euler) = (vec![Cdd::ZERO; nh], vec![Cdd::ZERO; nh]);
-        // Each evaluation at a new τ, as the tracker's RK4 stages are (the coefficients
-        // `c·e^{τω}` are cached per τ).
-        let mut tau = -1e-8;
-        let failed = |what: &str| Error::Usage(format!("bench dd: {name}: the {what} failed"));
-        let eval = seconds_per_call(|| {
-            tau *= 0.999_999;
-            dd.eval(&y, tau, None, &mut v)
-                .then_some(())
-                .ok_or_else(|| failed("evaluation"))
-        })?;
-        let eval_same_tau = seconds_per_call(|| {
-            dd.eval(&y, tau, None, &mut v)
-                .then_some(())
-                .ok_or_else(|| failed("evaluation"))
-        })?;
-        let solve = seconds_per_call(|| {
-            v.solve(&patch, Cdd::ZERO, true, &mut newton, &mut euler)
-                .then_some(())
-                .ok_or_else(|| failed("solve"))
-        })?;
-        println!(
-            "{:<12} {:>4} {:>6} {:>10.2} {:>12.2} {:>10.2} {:>12.0}",
-            name,
-            h.n,
-            h.equations.iter().map(Vec::len).sum::<usize>(),
-            eval * 1e6,
-            eval_same_tau * 1e6,
-            solve * 1e6,
-            1.0 / (eval + solve)
-        );
-    }
-    Ok(0)
-}
-
-/// The seed's V100 times (seconds for 100 Euler–Newton steps; T. Chen, Tables 1–2).
-fn seed_v100(system: &str, p: usize) -> Option<f64> {
-    let t: &[(usize, f64)] = match system {
-        "cyclic14" => &[
-            (10, 0.0222),
-            (50, 0.0274),
-            (250, 0.0296),
-            (500, 0.0313),
-            (1000, 0.0355),
-        ],
-        "chandra24" => &[(250, 0.0728), (500, 0.0757), (1000, 0.0852)],
-        _ => &[],
-    };
-    t.iter().find(|(q, _)| *q == p).map(|(_, s)| *s)
-}
-
-/// The system's terms with random lifts in [0, 1) (the form of a polyhedral homotopy).
-pub fn random_lift_homotopy(sys: &System, seed: u64) -> crate::homotopy::Homotopy {
-    let mut rng = rng_for(seed);
-    let eqs = sys
-        .equations
-        .iter()
-        .map(|f| {
-            f.terms
-                .iter()
-                .map(|t| (t.coeff, t.exponents.clone(), rng.random::<f64>()))
-                .collect()
-        })
-        .collect();
-    crate::homotopy::Homotopy::from_affine_terms(sys.n(), eqs)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn bench_step(
-    systems: &[String],
-    ps: &[usize],
-    steps: usize,
-    evals: &[crate::backend::cuda::EvalMethod],
-    solves: &[crate::backend::cuda::SolveMethod],
-    graph: bool,
-    device: usize,
-    seed: u64,
-) -> Result<i32> {
-    let mut backend = crate::backend::cuda::CudaBackend::new(device)?;
-    println!(
-        "# pathtrack bench step: {steps} Euler–Newton steps (1 Euler prediction + 1 Newton iteration = 2 direction solves) on the device, {}",
-        backend.device_description()
-    );
-    println!(
-        "{:<10} {:>3} {:>5} {:>8} {:>9} {:>5} {:>5} {:>6} {:>11} {:>9} {:>14} {:>7} {:>9} {:>9}",
-        "system",
-        "n",
-        "terms",
-        "p",
-        "eval",
-        "solve",
-        "graph",
-        "chunks",
-        "ms/steps",
-        "V100 ms",
-        "path-steps/s",
-        "finite",
-        "eval ms",
-        "solve ms"
-    );
-    for name in systems {
-        let sys = system_by_name(name)?;
-        let h = random_lift_homotopy(&sys, seed);
-        for &m in evals {
-            backend.set_eval_method(m);
-            backend.set_homotopy(&h)?;
-            for &sm in solves {
-                backend.set_solve_method(sm);
-                let sname = match sm {
-                    crate::backend::cuda::SolveMethod::GaussJordan => "gj",
-                    crate::backend::cuda::SolveMethod::Qr => "qr",
-                };
-                println!("# {name} ({m:?}, {sname}): {}", backend.kernel_report());
-                for &p in ps {
-                    let t = backend.time_steps(p, steps, 1e-3, graph, seed)?;
-                    let v100 = seed_v100(name, p)
-                        .map(|s| format!("{:.1}", s * 1e3))
-                        .unwrap_or_else(|| "-".into());
-                    println!(
-                        "{:<10} {:>3} {:>5} {:>8} {:>9} {:>5} {:>5} {:>6} {:>11.3} {:>9} {:>14.3e} {:>6.1}% {:>9.4} {:>9.4}",
-                        name,
-                        h.n,
-                        h.term_count(),
-                        p,
-                        format!("{m:?}").to_lowercase(),
-                        sname,
-                        if t.graph { "yes" } else { "no" },
-                        t.chunks,
-                        t.ms,
-                        v100,
-                        (p * steps) as f64 / (t.ms * 1e-3),
-                        t.finite_fraction * 100.0,
-                        t.eval_ms,
-                        t.solve_ms
-                    );
-                }
-            }
-        }
-    }
-    Ok(0)
 }

@@ -6,7 +6,7 @@
 //! `solve --resume` continues from the file.
 //!
 //! The signals are caught by a thread of `signal-hook`; the counts it prints are kept by
-//! [`Partial::endpoint`] as lines are written.
+//! `Partial::endpoint` as lines are written.
 
 use crate::error::{Error, Result};
 use crate::post::{Endpoint, Status};

@@ -47,28 +47,23 @@ pub enum Command {
 
 pub mod announce;
 pub mod bench;
-pub mod cells_bench;
 pub mod certify;
 pub mod checkpoint;
 pub mod convert;
 pub mod count;
-pub mod external;
 pub mod generate;
 pub mod help_dev;
 pub mod interrupt;
 pub mod line_writer;
-pub mod m2;
 pub mod merge;
 pub mod monodromy;
 pub mod outputs;
-pub mod phc;
 pub mod pipe;
 pub mod resources;
 pub mod rref;
 pub mod show;
 pub mod solve;
 pub mod solve_args;
-pub mod solve_bench;
 pub mod witness;
 
 /// Subcommand names, so that `pathtrack FILE` can be read as `pathtrack solve FILE`.

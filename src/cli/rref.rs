@@ -1,5 +1,5 @@
 //! `pathtrack rref FILE [--prime P] [--backend cpu|cuda] [-o OUT.mtx] [--json]`: reduced
-//! row echelon form of a Matrix Market matrix, and `pathtrack bench rref` (see [`bench`]).
+//! row echelon form of a Matrix Market matrix, and `pathtrack bench rref` (see [`bench()`]).
 //!
 //! Element type: with `--prime P` the (integer) matrix is reduced mod P (u32 words when
 //! P < 2^31, u64 words when P < 2^63); without it real and integer files are read as f64

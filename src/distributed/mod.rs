@@ -5,12 +5,12 @@
 //! rounds over all of them and prints the summary once, as one process would
 //! ([`crate::solver::plan`]).
 //!
-//! The protocol is independent of the transport ([`Transport`]): MPI ranks ([`mpi`], cargo
+//! The protocol is independent of the transport ([`Transport`]): MPI ranks (`mpi`, cargo
 //! feature `mpi`; rank 0 is the master) or, in the tests, threads with channels. The GPUs
 //! of one host in one process ([`devices`], `solve --devices`) follow the same scheme with
 //! one worker thread per device, passing endpoints without encoding them.
 //!
-//! Messages: a worker sends a [`Report`] (its start system's path count and the endpoint
+//! Messages: a worker sends a `Report` (its start system's path count and the endpoint
 //! lines of its previous batch, docs/output.md); the master answers with the next batch
 //! `[first, end)` as two little-endian u64, `first = end` when there is none.
 

@@ -148,9 +148,9 @@ impl Dd {
 
     /// `e^x` to ~1e-31 relative for `|x| ≲ 1` (the reduction by `k·ln 2` adds an error of
     /// about `k·1e-32`): `x = k·ln 2 + j/256 + i/65536 + u` with `|u| ≤ 2^-17`,
-    /// `e^x = 2^k · e^{j/256} · e^{i/65536} · e^u`, both steps from tables ([`exp_tables`])
-    /// and `e^u` by [`exp_small`]. Steps with `k`, `j` or `i` zero are skipped (tracking
-    /// near t = 1 has `|τω'| < 1/512` mostly: [`exp_fine`], inlined). `None` outside the
+    /// `e^x = 2^k · e^{j/256} · e^{i/65536} · e^u`, both steps from tables (`exp_tables`)
+    /// and `e^u` by `exp_small`. Steps with `k`, `j` or `i` zero are skipped (tracking
+    /// near t = 1 has `|τω'| < 1/512` mostly: `exp_fine`, inlined). `None` outside the
     /// double range.
     #[inline]
     pub fn exp(self) -> Option<Dd> {
@@ -203,7 +203,7 @@ impl Dd {
 impl Dd {
     /// `(sin x, cos x)` to ~1e-31 absolute for `|x| ≲ 1e3`: `x = k·π/2 + j/256 + i/65536 + u`
     /// with `|u| ≤ 2^-17`, the angle-sum formulas with `sin, cos` of `j/256` and `i/65536`
-    /// from tables ([`trig_tables`]) and of `u` by [`sin_cos_small`], then the quadrant
+    /// from tables (`trig_tables`) and of `u` by `sin_cos_small`, then the quadrant
     /// `k mod 4`. `None` when `|x| ≥ 1e6` or not finite.
     pub fn sin_cos(self) -> Option<(Dd, Dd)> {
         if !(self.hi.abs() < 1e6) {

@@ -66,7 +66,7 @@ fn plain_every() -> Duration {
 /// `w` old, else the first), the last sample `l` and `g` the longest gap between two
 /// samples from `r` on: `rate(now) = (done_l − done_r) / (max(t_l, now − g) − t_r)`.
 ///
-/// A sample is the last endpoint of its [`SAMPLE_EVERY`] bucket (time and count), so the
+/// A sample is the last endpoint of its `SAMPLE_EVERY` bucket (time and count), so the
 /// paths of the first bucket (a first batch) are not divided by the short time they took. Between two
 /// batches the rate holds (a wait no longer than one seen before is the usual pace); a
 /// wait longer than every earlier gap counts, so the rate falls while nothing finishes.

@@ -2,7 +2,7 @@
 
 use crate::eval::Residual;
 
-/// The predictor error target near toric infinity ([`path::Regime::NearToricInfinity`]):
+/// The predictor error target near toric infinity (`path::Regime::NearToricInfinity`):
 /// 1e-6, tighter than the loose regime's target (with 1e-5, eco-10 seed 6 loses its path 103
 /// at the switch to log coordinates).
 pub const NEAR_TORIC_INFINITY_ETA: f64 = 1e-6;
@@ -27,14 +27,14 @@ pub struct TrackerOptions {
     /// Smallest step before the path stops (relative to max(1, |τ|)).
     pub h_min: f64,
     /// Target size of the first Newton correction (predictor error) in the loose regime
-    /// ([`path::Regime::Loose`]: before the endgame zone, coordinates not spread). 1e-4 by
+    /// (`path::Regime::Loose`: before the endgame zone, coordinates not spread). 1e-4 by
     /// default: against 1e-6 it cuts the steps per path by about 40 % (katsura-10 210 → 131,
     /// eco-10 190 → 96, cyclic-7 100 → 58) with the same solution counts on the benchmark
     /// families; the paths that then jump (close pairs of solutions, katsura-10 seed 1) are
     /// re-tracked ([`Self::tightened`]). Steps are still rejected above `eta_max` (1e-3).
     pub eta_target: f64,
     /// The same in the endgame zone `τ > endgame_tau` and on Cauchy loops
-    /// ([`path::Regime::Endgame`]): 1e-6, where the valuations of `y_n`, the singularity
+    /// (`path::Regime::Endgame`): 1e-6, where the valuations of `y_n`, the singularity
     /// test and the endpoint decisions read the points. 1e-5 there saves katsura-10 a tenth
     /// of its steps (131 per path against 147), but chandra-13 on the H200 loses more
     /// solutions in clusters of huge-norm ones (4,086 + 4 at ∞ + 6 duplicate paths
@@ -54,7 +54,7 @@ pub struct TrackerOptions {
     /// Paths tracked at once.
     pub batch: usize,
     /// Before the endgame zone a projective path whose coordinates spread over more than
-    /// this (in `ln`) goes back to log coordinates ([`path::TO_LOG_SPREAD`] for polyhedral
+    /// this (in `ln`) goes back to log coordinates (`path::TO_LOG_SPREAD` for polyhedral
     /// homotopies, whose paths may pass close to toric infinity at t < 1; infinite, i.e.
     /// never, by default).
     pub to_log_spread: f64,
@@ -62,7 +62,7 @@ pub struct TrackerOptions {
     /// recovery round uses [`Residual::DoubleDouble`]).
     pub residual: Residual,
     /// Stop a path heading to infinity once double precision cannot take it to the
-    /// divergence test ([`path::beyond_double`]). On by default, off in the recovery rounds
+    /// divergence test (`path::beyond_double`). On by default, off in the recovery rounds
     /// ([`Self::tightened`]): they verify such estimates (where few paths have them), and
     /// track the path on to where double gives out, as before the rule.
     pub stop_beyond_double: bool,
@@ -70,11 +70,11 @@ pub struct TrackerOptions {
     /// (`resident::slot::EXIT_STOPPED`) instead of handing it to the host tracker, which
     /// tracked its whole endgame zone again; so do they with a path in double-double mode
     /// whose step size underflows once its valuation has settled
-    /// ([`path::settled_valuation`]). On by default, off in the recovery rounds
+    /// (`path::settled_valuation`). On by default, off in the recovery rounds
     /// ([`Self::tightened`]), which track such paths on the host as before.
     pub slots_finish_diverging: bool,
     /// Polyhedral paths go to log coordinates where their smallest projective coordinate
-    /// loses its digits ([`path::TO_LOG_ROUNDING`]). On by default and in the first
+    /// loses its digits (`path::TO_LOG_ROUNDING`). On by default and in the first
     /// recovery round, off from the second on ([`Self::tightened`]): chandra-16 (seed 1)
     /// path 31675 switched so where another path's sheet passes it, and the pair,
     /// re-tracked, ended on one solution; the sparse chain (n = 8, seeds 1 and 3) has a
@@ -82,7 +82,7 @@ pub struct TrackerOptions {
     pub rounding_switch: bool,
     /// The same switch inside the endgame zone too, where a projective path would otherwise
     /// stay projective, and a log path there goes back to projective coordinates only where
-    /// its smallest coordinate keeps [`path::FROM_LOG_ROUNDING`]. Off by default: on the
+    /// its smallest coordinate keeps `path::FROM_LOG_ROUNDING`. Off by default: on the
     /// first pass it changes which paths the endgame's tests stop early (tests/endgame.rs).
     /// The solver sets it for paths that failed in an earlier recovery round
     /// ([`crate::solver::ZONE_SWITCH_FROM_ROUND`]): cyclic-13's 13 paths 1267331, 1267333,

@@ -363,7 +363,7 @@ pub struct PathState {
 }
 
 /// First corrections up to this multiple of the rounding level `noise = NOISE_FACTOR·κ·ε`
-/// say nothing about the step in the endgame zone (see [`step_factor`]): the QR estimate of
+/// say nothing about the step in the endgame zone (see `step_factor`): the QR estimate of
 /// κ can be low by one or two orders of magnitude. On chandra-12 (CPU reference of resident
 /// tracking, seed 1), 1, 2, 4, 8 and 16 left its longest host path at 1,073, 688, 576, 387
 /// and 901 steps; with 8, seeds 1–3 took 10–44 % fewer host evaluations than before the rule.
@@ -423,7 +423,7 @@ pub const LOOSE_MIN_RATIO: f64 = 1e-10;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Regime {
     /// Before the endgame zone, coordinates not spread: the predictor target
-    /// [`super::TrackerOptions::eta_target`] and [`newton_converged`]'s shortcut.
+    /// [`super::TrackerOptions::eta_target`] and `newton_converged`'s shortcut.
     Loose,
     /// In the endgame zone, or on a Cauchy loop: [`super::TrackerOptions::eta_target_endgame`]
     /// and full Newton convergence (the valuations of `y_n` and the endpoint decisions read
@@ -475,7 +475,7 @@ pub(crate) fn regime(
 
 /// A projective coordinate within this factor of the largest has its Newton corrections
 /// measured absolutely (as `‖Δy‖` with `‖y‖ = 1`); a smaller one relative to its own size
-/// times this ([`correction_size`]).
+/// times this (`correction_size`).
 pub const RELATIVE_SCALE: f64 = 1e-2;
 
 /// The size of a Newton correction `dy` at the point `y` that the corrector's tolerances and
@@ -607,7 +607,7 @@ pub(crate) fn spread(y: &[C64], log: bool) -> f64 {
 /// Before the endgame zone a projective path of a polyhedral homotopy (finite
 /// `to_log_spread`) spread over more than this (in `ln`, e^9.2 = 1e4) goes to log
 /// coordinates once its smallest coordinate's relative rounding error
-/// ([`smallest_rounding`]) exceeds [`TO_LOG_ROUNDING`], whatever [`TO_LOG_SPREAD`] says
+/// (`smallest_rounding`) exceeds [`TO_LOG_ROUNDING`], whatever [`TO_LOG_SPREAD`] says
 /// On the first pass only ([`super::TrackerOptions::rounding_switch`]).
 pub const ROUNDING_SWITCH_MIN_SPREAD: f64 = 9.2;
 /// See [`ROUNDING_SWITCH_MIN_SPREAD`]. The sparse chain `x_k·x_{k+1}^9 − 1,
@@ -762,7 +762,7 @@ impl PathState {
     /// slot that stopped in the endgame zone): the valuations, the endgame's tracking in
     /// double-double and the step control go on from them. Without `h` the first step
     /// would try `h_initial`, which from `s ≈ 1e-7` is a jump to `τ_end`; with it the point
-    /// is taken as on the path (one Newton correction, [`Phase::Resume`]).
+    /// is taken as on the path (one Newton correction, `Phase::Resume`).
     pub fn with_history(
         mut self,
         samples: Vec<(f64, Vec<C64>)>,

@@ -21,7 +21,7 @@
 //! dimensions are empty pays one solve, not one per dimension.
 //!
 //! Each level's candidates are cleaned as by the dimension-by-dimension method
-//! ([`super::sets::clean_candidates`]: residual of `F`, then membership for singular ones).
+//! (`super::sets::clean_candidates`: residual of `F`, then membership for singular ones).
 //! The witness set of `Z_k` keeps `L_1 … L_k` and a fresh randomization `R_k` to `n − k`
 //! equations: its points, on `F = 0`, are the isolated solutions of `[R_k·F; L_1 … L_k]`
 //! that monodromy, the trace test and membership move.

@@ -290,7 +290,7 @@ pub fn eval_gen_source(layout: &crate::eval::EvalLayout, own_lifts: bool) -> Str
     s
 }
 
-/// The units of the fixed kernels ([`UNITS`]), each source starting with `head` (see
+/// The units of the fixed kernels (`UNITS`), each source starting with `head` (see
 /// [`header`]).
 pub fn fixed_units(head: &str) -> Vec<Unit<'static>> {
     UNITS

@@ -7,9 +7,9 @@
 //! `B = [−∂H/∂τ −H; 0 0]`, solved as `A = QR`, `X = R⁻¹ QᴴB` (kernels/qr.cu):
 //!
 //! 1. kernel `qr_build` writes per point the column-major `N × (N+2)` block `[A | B]`
-//!    (`lda = N`) into the workspace [`QrWork::a`];
+//!    (`lda = N`) into the workspace `QrWork::a`;
 //! 2. `cublasZgeqrfBatched` factors the leading `N × N` part of every block in place
-//!    (`R` above, the Householder vectors below the diagonal, `τ` in [`QrWork::tau`]);
+//!    (`R` above, the Householder vectors below the diagonal, `τ` in `QrWork::tau`);
 //! 3. kernel `qr_directions` (one segment of `SEG` lanes per point, lane r holding row r of
 //!    both right-hand sides) applies `Qᴴ` from the reflectors, back-substitutes with `R`
 //!    and writes `euler`, `newton` (p × N) and `cond = max|R_kk| / min|R_kk|` (p) exactly

@@ -810,7 +810,7 @@ impl ResidentTracker for CudaBackend {
     }
 
     /// From `host_on_device_min()` paths on: they are evaluated and solved on this device,
-    /// on a second stream while the slots iterate ([`CudaBackend::directions_beside`]).
+    /// on a second stream while the slots iterate (`CudaBackend::directions_beside`).
     fn host_paths_on_device(&self, n: usize) -> bool {
         n >= self.host_on_device_min
     }

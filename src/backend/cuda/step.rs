@@ -71,7 +71,7 @@ impl CudaBackend {
     }
 
     /// Times `steps` Euler–Newton steps (step `dt` in τ) of `p` random paths of the loaded
-    /// homotopy ([`Backend::set_homotopy`] first).
+    /// homotopy (`Backend::set_homotopy` first).
     pub fn time_steps(
         &mut self,
         p: usize,

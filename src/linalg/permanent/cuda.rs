@@ -15,7 +15,7 @@
 //! block order with the chosen accumulator. The launch shape is a function of n and the
 //! options only, so the result is the same bit for bit on every run.
 //!
-//! Rows and columns with one nonzero are expanded first ([`super::reduce`], shared with the
+//! Rows and columns with one nonzero are expanded first (`super::reduce`, shared with the
 //! CPU engine). The error bound of docs/permanent.md applies with the chunk length L =
 //! W·2^lq and, for Kahan / double-double, the per-block plain sums of W terms adding
 //! (W − 1)·u·N·P.
@@ -64,7 +64,7 @@ pub struct GpuPermOptions {
     pub expand_single: bool,
     /// Real matrices with W ≥ 2: scale the rows so that one column without zero entries
     /// becomes all ones, and evaluate each pair of codes that differ in that column with
-    /// one FMA per factor ([`unit_column`]; default true). Falls back to the plain sum when
+    /// one FMA per factor (`unit_column`; default true). Falls back to the plain sum when
     /// every column has a zero. Costs one rounding per entry (the division).
     pub unit_column: bool,
 }

@@ -88,7 +88,7 @@ pub fn permanent_exact_with(a: &DMatrix<i64>, opts: &ExactOptions) -> Result<Big
 }
 
 /// Exact permanent of the Gaussian-integer matrix `re + i·im`, as (real part, imaginary
-/// part). Modulo primes p ≡ 1 (mod 4), Z[i]/(p) ≅ F_p × F_p through i ↦ ±s with s² ≡ −1,
+/// part). Modulo primes p ≡ 1 (mod 4), Z\[i\]/(p) ≅ F_p × F_p through i ↦ ±s with s² ≡ −1,
 /// so each prime costs two Glynn sums mod p, of re + s·im and re − s·im, whose values X, Y
 /// give Re ≡ (X + Y)/2 and Im ≡ (X − Y)/(2s); both parts are bounded by
 /// Π_i Σ_j (|re_ij| + |im_ij|) and recovered by CRT.

@@ -6,7 +6,7 @@
 //!
 //! visiting g in binary-reflected Gray-code order so that consecutive codes differ in one
 //! bit b and v changes by ±c_b (O(n) per term instead of O(n²)); |g| alternates in parity
-//! from one term to the next. [`glynn`] (B = n−1, perm = 2^(1−n)·S) and [`ryser`]
+//! from one term to the next. `glynn` (B = n−1, perm = 2^(1−n)·S) and `ryser`
 //! (Nijenhuis–Wilf, B = n−1, perm = (−1)^(n−1)·2·S; the full 2^n Ryser sum for exact
 //! checks) only differ in v0, c_b and the final scale.
 //!
@@ -50,9 +50,9 @@ pub const LANES: usize = 4;
 /// Which formula evaluates the permanent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Algorithm {
-    /// Ryser with the Nijenhuis–Wilf halving, Gray-code order (see [`ryser`]).
+    /// Ryser with the Nijenhuis–Wilf halving, Gray-code order (see `ryser`).
     Ryser,
-    /// Glynn's formula, Gray-code order (see [`glynn`]).
+    /// Glynn's formula, Gray-code order (see `glynn`).
     #[default]
     Glynn,
 }

@@ -3,7 +3,7 @@
 //! one expression parser ([`expr`]). The format is detected from the content
 //! ([`detect`]), never from the file name. Every error is an [`InputError`] naming the
 //! file, the equation (1-based) and the line:column in the file where the offending text
-//! is. [`to_format`] writes a system in any of the four formats, exactly (see [`write`]).
+//! is. [`to_format`] writes a system in any of the four formats, exactly (see [`mod@write`]).
 
 pub mod bertini;
 pub mod expr;

@@ -51,7 +51,7 @@ pub trait ResidentTracker {
     /// order, and empties them. With `evict`, every active slot leaves too.
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>>;
     /// The homotopy's layout and the host's pool: the host's own (endgame) paths are stepped
-    /// on the host's cores in independent groups ([`HOST_GROUP`], [`step_in_groups`]).
+    /// on the host's cores in independent groups (`HOST_GROUP`, `step_in_groups`).
     fn host_engine(&self) -> Result<(&EvalLayout, Arc<rayon::ThreadPool>)>;
     /// Moves active paths into lower empty slots when few are left (so that iterations
     /// cover fewer slots); returns the moves `(from, to)`. Called after a collection once
@@ -63,7 +63,7 @@ pub trait ResidentTracker {
     }
     /// Whether the host's own paths (endgames, Cauchy loops, double-double tails), `n` of
     /// them, get their directions from [`Self::device_directions`] this loop instead of the
-    /// host's cores ([`step_in_groups`]); a device says yes from [`host_on_device_min`] on.
+    /// host's cores (`step_in_groups`); a device says yes from `host_on_device_min` on.
     fn host_paths_on_device(&self, _n: usize) -> bool {
         false
     }

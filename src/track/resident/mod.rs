@@ -14,9 +14,9 @@
 //!
 //! While the slots run `ITERATIONS` iterations, the host advances its own (endgame) paths,
 //! so both sides work at once: on a GPU their evaluations and solves go to the device in one
-//! batch per round ([`step_on_device`], [`ResidentTracker::device_directions`]), on the CPU
+//! batch per round (`step_on_device`, [`ResidentTracker::device_directions`]), on the CPU
 //! in groups of [`HOST_GROUP`] paths, each group a few rounds on one thread
-//! ([`step_in_groups`]). The per-slot step machine
+//! (`step_in_groups`). The per-slot step machine
 //! is [`slot::Slot`]; [`host::HostResident`] runs it on the CPU (the reference the device
 //! kernel is checked against, and what the tests exercise without a GPU).
 

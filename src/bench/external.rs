@@ -123,27 +123,15 @@ pub fn run_timed(
     })
 }
 
-/// Clock ticks per second of `/proc/<pid>/stat` (`USER_HZ`, 100 on Linux).
-const USER_HZ: f64 = 100.0;
-
-/// Fields 14–17 of `/proc/self/stat` (`utime`, `stime`, `cutime`, `cstime`) in seconds.
-fn proc_times() -> Option<[f64; 4]> {
+/// CPU seconds (user + system) of the children waited for: fields 16 and 17 (`cutime`,
+/// `cstime`) of `/proc/self/stat`, in the kernel's fixed 100 ticks per second.
+fn children_cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // the command name (field 2) may contain spaces: count from its closing parenthesis
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let get = |i: usize| f.get(i - 3)?.parse::<f64>().ok().map(|t| t / USER_HZ);
-    Some([get(14)?, get(15)?, get(16)?, get(17)?])
-}
-
-/// CPU seconds (user + system) of this process, all threads.
-pub fn process_cpu_seconds() -> Option<f64> {
-    proc_times().map(|t| t[0] + t[1])
-}
-
-/// CPU seconds of the children waited for.
-fn children_cpu_seconds() -> Option<f64> {
-    proc_times().map(|t| t[2] + t[3])
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace().skip(13);
+    let cutime: f64 = fields.next()?.parse().ok()?;
+    let cstime: f64 = fields.next()?.parse().ok()?;
+    Some((cutime + cstime) / 100.0)
 }
 
 /// Test helper: an executable shell script `dir/name` with `body` after its `#!/bin/sh`

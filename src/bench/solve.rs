@@ -31,7 +31,7 @@ pub struct SolveRow {
 /// is found in `path`, with `phc -b -tT` on as many threads; prints the table and returns
 /// its rows.
 #[allow(clippy::too_many_arguments)]
-pub fn bench_solve(
+pub fn run(
     systems: &[String],
     threads: usize,
     seed: u64,
@@ -185,11 +185,11 @@ pub fn bench_solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::external::{write_script, ScratchDir};
+    use crate::bench::external::{write_script, ScratchDir};
     use std::path::Path;
 
     fn cyclic5(path: &OsStr) -> SolveRow {
-        let rows = bench_solve(
+        let rows = run(
             &["cyclic5".to_string()],
             1,
             1,

@@ -1,87 +1,17 @@
 //! `pathtrack bench cells`: the mixed-cell enumeration per system (mixed volume, cells,
 //! homotopy steps, wall and CPU seconds) beside `gfan _mixedvolume -j T` on the same
-//! supports when `gfan` is on `PATH`, and beside PHCpack's `phc -m` (MixedVol, one thread,
-//! its menu answered on stdin, see [`super::phc`]) when `phc` is. See docs/mixed-cells.md.
+//! supports when `gfan` is on `PATH` ([`super::gfan`]), and beside PHCpack's `phc -m`
+//! (MixedVol, one thread, its menu answered on stdin, see [`super::phc`]) when `phc` is.
+//! See docs/mixed-cells.md.
 
-use super::external::{find_program, process_cpu_seconds, run_timed, External};
+use super::external::{find_program, External};
+use super::gfan::gfan_mixed_volume;
 use crate::error::Result;
+use crate::report::usage::process_cpu_seconds;
 use crate::start::polyhedral::{mixed_volume_of, Supports};
 use crate::system::System;
 use std::ffi::OsStr;
-use std::path::Path;
 use std::time::Instant;
-
-/// gfan's input for the mixed volume of `sys`: `Q[x0,…]{f_0, …}` with every coefficient 1
-/// (the mixed volume depends on the supports only) and each support translated into the
-/// positive orthant (Laurent exponents; translation does not change the mixed volume).
-/// The variable names have equal length (`x00, …, x11` from 11 variables on): gfan 0.6.2
-/// reads `x10` as `x1` followed by `0` when `x1` is also a variable, and then reports a
-/// mixed volume of 0 (measured on cyclic-11 and -12).
-pub fn gfan_input(sys: &System) -> String {
-    let n = sys.n();
-    let width = n.saturating_sub(1).to_string().len();
-    let vars: Vec<String> = (0..n).map(|i| format!("x{i:0width$}")).collect();
-    let polys: Vec<String> = sys
-        .equations
-        .iter()
-        .map(|p| {
-            let low: Vec<i32> = (0..n)
-                .map(|j| p.terms.iter().map(|t| t.exponents[j]).min().unwrap_or(0))
-                .collect();
-            let monos: Vec<String> = p
-                .terms
-                .iter()
-                .map(|t| {
-                    let factors: Vec<String> = t
-                        .exponents
-                        .iter()
-                        .zip(&low)
-                        .enumerate()
-                        .filter(|(_, (e, l))| *e - *l > 0)
-                        .map(|(j, (e, l))| match e - l {
-                            1 => vars[j].clone(),
-                            k => format!("{}^{k}", vars[j]),
-                        })
-                        .collect();
-                    if factors.is_empty() {
-                        "1".to_string()
-                    } else {
-                        factors.join("*")
-                    }
-                })
-                .collect();
-            monos.join("+")
-        })
-        .collect();
-    format!("Q[{}]{{{}}}\n", vars.join(","), polys.join(","))
-}
-
-/// Runs `gfan _mixedvolume -j threads` on `sys` (stdin) and reads the mixed volume (the
-/// last number it prints).
-pub fn gfan_mixed_volume(
-    gfan: &Path,
-    sys: &System,
-    threads: usize,
-) -> std::result::Result<External, String> {
-    let threads = threads.max(1).to_string();
-    let out = run_timed(
-        gfan,
-        &["_mixedvolume", "-j", &threads],
-        gfan_input(sys).as_bytes(),
-        None,
-    )?;
-    let text = out.stdout.trim();
-    let mixed_volume = text
-        .split_whitespace()
-        .last()
-        .and_then(|w| w.parse().ok())
-        .ok_or_else(|| format!("gfan: no mixed volume in its output '{text}'"))?;
-    Ok(External {
-        mixed_volume,
-        seconds: out.seconds,
-        cpu_seconds: out.cpu_seconds,
-    })
-}
 
 /// One row of the table (`steps` of the last lifting tried; `seconds`, `cpu_seconds` over
 /// all of them).
@@ -102,7 +32,7 @@ pub struct CellsRow {
 /// found in `path`, `gfan _mixedvolume` with as many threads and `phc -m`; prints the
 /// table and returns its rows. Absent programs are noted, never an error; a failing one
 /// is reported in its row.
-pub fn bench_cells(
+pub fn run(
     systems: &[System],
     threads: usize,
     seed: u64,
@@ -219,22 +149,8 @@ fn agreement(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::external::{write_script, ScratchDir};
+    use crate::bench::external::{write_script, ScratchDir};
     use crate::system::families::generate;
-
-    #[test]
-    fn gfan_input_is_the_positive_supports() {
-        let sys = generate("cyclic", 3).unwrap();
-        assert_eq!(
-            gfan_input(&sys),
-            "Q[x0,x1,x2]{x0+x1+x2,x0*x1+x0*x2+x1*x2,x0*x1*x2+1}\n"
-        );
-        // equal-length names from 11 variables on (gfan misreads `x10` next to `x1`)
-        let s = gfan_input(&generate("cyclic", 11).unwrap());
-        assert!(s.starts_with("Q[x00,x01,"), "{s}");
-        assert!(s.contains("x00+x01+x02+"), "{s}");
-        assert!(!s.contains("x1+"), "{s}");
-    }
 
     /// Without gfan and phc on the path the table is printed with notes, no error.
     #[test]
@@ -242,7 +158,7 @@ mod tests {
         let empty = ScratchDir::new("empty").unwrap();
         let path = std::env::join_paths([empty.path()]).unwrap();
         let sys = vec![generate("cyclic", 5).unwrap()];
-        let rows = bench_cells(&sys, 1, 1, Some(&path)).unwrap();
+        let rows = run(&sys, 1, 1, Some(&path)).unwrap();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].mixed_volume, 70);
         assert!(rows[0].gfan.is_none() && rows[0].phc.is_none());
@@ -272,7 +188,7 @@ mod tests {
         assert_eq!(find_program("gfan", Some(&path)), Some(gfan));
         assert_eq!(find_program("phc", Some(&path)), Some(phc));
         let sys = vec![generate("cyclic", 5).unwrap()];
-        let rows = bench_cells(&sys, 2, 1, Some(&path)).unwrap();
+        let rows = run(&sys, 2, 1, Some(&path)).unwrap();
         let g = rows[0].gfan.clone().unwrap().unwrap();
         assert_eq!(g.mixed_volume, 70);
         assert!(g.seconds > 0.0);
@@ -281,7 +197,7 @@ mod tests {
         // failing programs are reported in the row, not as an error
         write_script(dir.path(), "gfan", "echo oops >&2\nexit 1\n");
         write_script(dir.path(), "phc", "echo 'no volume here' > \"$3\"\n");
-        let rows = bench_cells(&sys, 1, 1, Some(&path)).unwrap();
+        let rows = run(&sys, 1, 1, Some(&path)).unwrap();
         assert!(rows[0].gfan.clone().unwrap().is_err());
         let e = rows[0].phc.clone().unwrap().unwrap_err();
         assert!(e.starts_with("phc -m output: no 'mixed volume"), "{e}");
