@@ -8,11 +8,13 @@
 //! s ≈ 0.09–0.1, and the tails from s = 0.1 got stuck at s = 3.5e-10 (step underflow,
 //! paths 6210037, …) and s = 6e-5 (4,000 steps, paths 954086, …).
 //!
-//! Where a failed tail got at least [`BRIDGE_PROGRESS`] times closer to t = 1 than its
-//! checkpoint, the path goes on from the tail's last point in double precision with the
-//! host's tracker, endgame included ([`track_alone`]), and that end is classified instead.
-//! A bridged path that fails again keeps its first failure, unless its own tail got
-//! further still (at most [`BRIDGES_MAX`] bridges).
+//! A tail hands over two points once it got ten times closer to t = 1 than its checkpoint
+//! ([`crate::track::dd::DdTrackEnd::handover`]): the first one there, past the trouble
+//! and as far from t = 1 as can be, and the last one short of t = 1. Where the path would
+//! fail, the host's tracker goes on from them in turn in double precision, endgame
+//! included ([`track_alone`]), and the first end that does not fail is classified instead.
+//! A bridged tracking that stalls again has its own tail, which may hand over again (at
+//! most [`BRIDGES_MAX`] bridges per path).
 
 use super::{Endpoint, Refiner, Status};
 use crate::eval::EvalLayout;
@@ -21,18 +23,24 @@ use crate::track::resident::track_alone;
 use crate::track::{PathEnd, StartPoint, TrackerOptions};
 use num_complex::Complex64 as C64;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Bridges per path.
 pub const BRIDGES_MAX: usize = 4;
 
+/// A point on a path where tracking in double may go on: `(τ, unit-norm y)`.
+type Handover = (f64, Vec<C64>);
+
 /// The homotopy in double precision and the tracker options for bridged paths, and the
-/// points where failed tails stopped (by path, taken by [`Refiner::process`]).
+/// points where failed tails handed over (by path, taken by [`Refiner::process`]).
 pub struct Bridge {
     layout: EvalLayout,
     homotopy: Homotopy,
     opts: TrackerOptions,
-    stuck: Mutex<HashMap<u64, (f64, Vec<C64>)>>,
+    stuck: Mutex<HashMap<u64, Vec<Handover>>>,
+    /// Paths in `stuck` (read without the lock: most paths have none).
+    pending: AtomicUsize,
 }
 
 impl Bridge {
@@ -42,24 +50,38 @@ impl Bridge {
             homotopy: homotopy.clone(),
             opts: opts.clone(),
             stuck: Mutex::new(HashMap::new()),
+            pending: AtomicUsize::new(0),
         }
     }
 
-    /// Notes where path `path`'s failed tail handed over ([`DdTrackEnd::handover`]).
-    pub(super) fn note(&self, path: u64, handover: (f64, Vec<C64>)) {
+    /// Notes the points where path `path`'s failed tail handed over
+    /// ([`crate::track::dd::DdTrackEnd::handover`]).
+    pub(super) fn note(&self, path: u64, handover: Vec<Handover>) {
+        if handover.is_empty() {
+            return;
+        }
         let mut stuck = self.stuck.lock().unwrap_or_else(|e| e.into_inner());
-        stuck.insert(path, handover);
+        if stuck.insert(path, handover).is_none() {
+            self.pending.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
-    fn take(&self, path: u64) -> Option<(f64, Vec<C64>)> {
+    fn take(&self, path: u64) -> Vec<Handover> {
+        if self.pending.load(Ordering::Relaxed) == 0 {
+            return Vec::new();
+        }
         let mut stuck = self.stuck.lock().unwrap_or_else(|e| e.into_inner());
-        stuck.remove(&path)
+        let taken = stuck.remove(&path);
+        if taken.is_some() {
+            self.pending.fetch_sub(1, Ordering::Relaxed);
+        }
+        taken.unwrap_or_default()
     }
 }
 
 impl Refiner<'_> {
-    /// Failed paths whose double-double tail got stuck are tracked on in double from the
-    /// tail's last point with `opts` on `h` (the homotopy they were tracked on).
+    /// Failed paths whose double-double tail got stuck are tracked on in double from where
+    /// it handed over, with `opts` on `h` (the homotopy they were tracked on).
     pub fn bridge_in_double(&mut self, h: &Homotopy, opts: &TrackerOptions) {
         self.bridge = Some(Bridge::new(h, opts));
     }
@@ -73,18 +95,20 @@ impl Refiner<'_> {
     }
 
     /// Refines and classifies the end of a path; a failed path whose double-double tail
-    /// got stuck is bridged (module doc).
+    /// got stuck is bridged (module doc): from each point its tails handed over in turn,
+    /// at most [`BRIDGES_MAX`] times.
     pub fn process(&self, end: PathEnd) -> Endpoint {
         let (path, lifts) = (end.path, end.lifts.clone());
         let mut ep = self.process_end(end);
         let Some(bridge) = &self.bridge else {
             return ep;
         };
+        let mut queue = std::collections::VecDeque::from(bridge.take(path));
         if ep.status != Status::Failed {
             return ep;
         }
         for _ in 0..BRIDGES_MAX {
-            let Some((tau, y)) = bridge.take(path) else {
+            let Some((tau, y)) = queue.pop_front() else {
                 break;
             };
             let start = StartPoint {
@@ -105,6 +129,7 @@ impl Refiner<'_> {
                 break;
             };
             let mut next = self.process_end(end);
+            queue.extend(bridge.take(path));
             if next.status != Status::Failed {
                 next.reason = Some(format!(
                     "{}; on in double from s = {:.1e}: {}",
@@ -116,8 +141,6 @@ impl Refiner<'_> {
             }
             (ep.accepted, ep.rejected) = (next.accepted, next.rejected);
         }
-        // Whatever a bridge left behind belongs to no later call.
-        bridge.take(path);
         ep
     }
 }

@@ -242,8 +242,8 @@ impl<'a> Refiner<'a> {
         ep.accepted += r.accepted;
         ep.rejected += r.rejected;
         let Some(y) = self.finish_dd_from(ep, &r.y, Some(r.y_dd)) else {
-            if let (Some(b), Some(at)) = (&self.bridge, r.handover) {
-                b.note(ep.path, at);
+            if let Some(b) = &self.bridge {
+                b.note(ep.path, r.handover);
             }
             // Said in the reason, whatever becomes of the path.
             let why = if r.reached {

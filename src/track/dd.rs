@@ -107,11 +107,12 @@ pub struct DdTrackEnd {
     pub rejected: u32,
     /// Why it stopped short (empty when `reached`).
     pub reason: String,
-    /// The first accepted point at least [`HANDOVER_SHRINK`] times closer to `tau_end`
-    /// than the start, `(τ, unit-norm y)`: past the trouble that made the double tracker
-    /// stop, and far enough from t = 1 for double precision, a tracker with an endgame can
-    /// go on from there (`post::bridge`).
-    pub handover: Option<(f64, Vec<C64>)>,
+    /// Points `(τ, unit-norm y)` where a tracker with an endgame can go on
+    /// (`post::bridge`), once the tracking got [`HANDOVER_SHRINK`] times closer to
+    /// `tau_end` than its start: the first accepted point there (past the trouble that
+    /// stopped the double tracker, and as far from t = 1 as can be), then the last accepted
+    /// one short of `tau_end` (as far as double-double got). Empty before that.
+    pub handover: Vec<(f64, Vec<C64>)>,
 }
 
 /// See [`DdTrackEnd::handover`].
@@ -213,7 +214,7 @@ pub fn track_near_one(
         r.iter_mut().for_each(|z| *z /= s);
         r
     };
-    let mut handover = None;
+    let mut handover: Vec<(f64, Vec<C64>)> = Vec::new();
     let end = |y: &[Cdd], tau: f64, accepted, rejected, reason: &str, handover| DdTrackEnd {
         y: rounded(y),
         y_dd: y.to_vec(),
@@ -307,8 +308,12 @@ pub fn track_near_one(
                 accepted += 1;
                 y = yc;
                 tau = tau_new;
-                if handover.is_none() && (tau_end - tau) * HANDOVER_SHRINK <= tau_end - tau0 {
-                    handover = Some((tau, rounded(&y)));
+                if tau < tau_end && (tau_end - tau) * HANDOVER_SHRINK <= tau_end - tau0 {
+                    let at = (tau, rounded(&y));
+                    match handover.len() {
+                        0 | 1 => handover.push(at),
+                        _ => handover[1] = at,
+                    }
                 }
                 let factor = (0.9 * (eta_target / eta.max(1e-300)).powf(0.2)).clamp(0.5, 2.0);
                 h = h_try * factor;
