@@ -351,8 +351,10 @@ pub fn rng_for(seed: u64) -> rand_chacha::ChaCha8Rng {
 /// leaves its few hard paths this long.
 pub const ROUND_TIME_FLOOR: f64 = 10.0;
 
-/// The time bound of each recovery round: the first pass's wall seconds (no round takes
-/// longer than the pass before it), at least [`ROUND_TIME_FLOOR`]. Paths still on the host
+/// The time bound of each recovery round: the wall seconds of the first pass and of the
+/// start system before it (no round takes longer than that; a round of a polyhedral start
+/// finds its paths' start points again, which for `--paths 954086,…` of cyclic-14 takes
+/// longer than tracking them did), at least [`ROUND_TIME_FLOOR`]. Paths still on the host
 /// tracker at the bound stop with [`crate::track::TIME_BOUND_REASON`]; where such a path
 /// had a solution of its own before the round, that endpoint stands.
 pub fn round_time_bound(first_pass_seconds: f64) -> std::time::Duration {
@@ -697,7 +699,8 @@ pub fn solve(
         if level >= RECOVERY_ROUNDS {
             tracker.residual = Residual::DoubleDouble;
         }
-        tracker.deadline = Some(round_clock + round_time_bound(phases.tracking));
+        tracker.deadline =
+            Some(round_clock + round_time_bound(phases.start_system + phases.tracking));
         let round_ids = suspects.clone();
         let earlier: Vec<Endpoint> = suspects
             .iter()
