@@ -14,45 +14,6 @@ pub struct TotalDegree {
     pub homotopy: Homotopy,
     pub degrees: Vec<u32>,
     pub gamma: C64,
-    /// A linear system's one solution, solved directly ([`linear_solution`]) as a unit
-    /// homogeneous point: its one path needs no tracking. `None` for other systems, and for
-    /// a linear system whose matrix LU finds singular (tracked as any other).
-    pub direct: Option<Vec<C64>>,
-}
-
-/// The solution of a linear system `A·x + b = 0` (every equation of degree ≤ 1) by LU with
-/// partial pivoting, as the unit point `(x, 1)/‖(x, 1)‖`; `None` when the system is not
-/// linear or LU meets a zero pivot or a non-finite entry. The total-degree path of a
-/// linear system is the straight line to this point, but tracking it costs a dense solve
-/// of size `n + 1` per Newton correction: 500 equations took over 45 s, against a second for
-/// one LU (the refinement at t = 1 then checks it as any endpoint).
-pub fn linear_solution(system: &System) -> Option<Vec<C64>> {
-    let n = system.n();
-    if system
-        .equations
-        .iter()
-        .any(|f| f.degree() > 1 || f.is_laurent())
-    {
-        return None;
-    }
-    let mut a = nalgebra::DMatrix::<C64>::zeros(n, n);
-    let mut b = nalgebra::DVector::<C64>::zeros(n);
-    for (k, f) in system.equations.iter().enumerate() {
-        for t in &f.terms {
-            match t.exponents.iter().position(|&e| e != 0) {
-                Some(j) => a[(k, j)] += t.coeff,
-                None => b[k] -= t.coeff,
-            }
-        }
-    }
-    let x = a.lu().solve(&b)?;
-    if !x.iter().all(|v| v.re.is_finite() && v.im.is_finite()) {
-        return None;
-    }
-    let mut y: Vec<C64> = x.iter().copied().chain([C64::new(1.0, 0.0)]).collect();
-    let s = y.iter().map(|v| v.norm_sqr()).sum::<f64>().sqrt();
-    y.iter_mut().for_each(|v| *v /= s);
-    Some(y)
 }
 
 impl TotalDegree {
@@ -99,7 +60,6 @@ impl TotalDegree {
             homotopy: Homotopy::gamma_trick(system, &start, gamma),
             degrees,
             gamma,
-            direct: linear_solution(system),
         })
     }
 
