@@ -623,6 +623,8 @@ pub fn solve(
             found.insert(e.path, e.clone());
             Ok(())
         })?;
+        // That solve left its own homotopy in the backend; recovery tracks this one.
+        backend.set_homotopy(start.homotopy())?;
         let found: Vec<Endpoint> = found.into_values().collect();
         let given = fallback::give_roots_to_lost_paths(&tally, paths as u64, &lost, &found, 1);
         let ids: Vec<u64> = given.iter().map(|e| e.path).collect();
@@ -1043,7 +1045,7 @@ impl Start {
                 let point = |i: u64| StartPoint {
                     path: i,
                     y: td.start_point(i as u128),
-                    tau: tau_start,
+                    tau: td.start_tau(tau_start),
                     log: false,
                     lifts: None,
                     steps: (0, 0),

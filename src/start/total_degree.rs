@@ -14,6 +14,36 @@ pub struct TotalDegree {
     pub homotopy: Homotopy,
     pub degrees: Vec<u32>,
     pub gamma: C64,
+    /// How much earlier than the solver's τ₀ the paths start ([`start_delay`]).
+    pub tau_delay: f64,
+}
+
+/// Sum of coefficient moduli of a target equation up to which the paths start at the
+/// solver's τ₀ (see [`start_delay`]).
+pub const START_TARGET_SIZE: f64 = 1e3;
+
+/// How much earlier (in `τ = log t`) the paths of `H = γ(1 − t)·G + t·F` start than the
+/// solver's τ₀: `ln(R / START_TARGET_SIZE)` where `R = max_k Σ_a |c_a|` bounds the target's
+/// equations on the start points' torus `|x_k| = 1`, and 0 when `R` is below
+/// [`START_TARGET_SIZE`].
+///
+/// The start point is a root of `G`, exact at `t = 0`; at `t₀` the root of `H` has moved by
+/// about `t₀·|F_k|/d_k` against a spacing of `2π/d_k` between the roots of `x_k^{d_k} − 1`,
+/// so the refinement at `t₀` needs `t₀·R` well below 1. `(x − 1)^28` expanded has `R = 2^28`:
+/// at the default `t₀ = e^{−16}` that is 30, and the start refinement of 3 to 6 of its 28
+/// paths failed ("start point did not converge") in every recovery round. Equations of
+/// moderate size (every benchmark family) keep `τ₀`.
+pub fn start_delay(system: &System) -> f64 {
+    let r = system
+        .equations
+        .iter()
+        .map(|f| f.terms.iter().map(|t| t.coeff.norm()).sum::<f64>())
+        .fold(0.0, f64::max);
+    if r.is_finite() && r > START_TARGET_SIZE {
+        (r / START_TARGET_SIZE).ln()
+    } else {
+        0.0
+    }
 }
 
 impl TotalDegree {
@@ -60,7 +90,13 @@ impl TotalDegree {
             homotopy: Homotopy::gamma_trick(system, &start, gamma),
             degrees,
             gamma,
+            tau_delay: start_delay(system),
         })
+    }
+
+    /// τ at which the paths start, for the solver's `tau0` ([`start_delay`]).
+    pub fn start_tau(&self, tau0: f64) -> f64 {
+        tau0 - self.tau_delay
     }
 
     /// Number of paths `Π d_k` (0 when some equation is constant).
