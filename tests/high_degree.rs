@@ -9,6 +9,11 @@
 //!   unit point) and every root was reported singular (`post::affine`).
 //! - Paths stalled inside the disc that double precision cannot resolve around a root of
 //!   multiplicity 24 were reported failed.
+//! - From multiplicity 27 on the default start failed 1 to 6 paths: the fallback's
+//!   polyhedral solve left its homotopy in the backend, so that recovery refined total-degree
+//!   start points on the polyhedral homotopy ("start point did not converge"), and at the
+//!   default t₀ = e^{−16} the target `(x − 1)^m` (coefficients summing to 2^m) moved the
+//!   start points out of Newton's reach (`start::total_degree::start_delay`).
 
 use num_complex::Complex64 as C64;
 use pathtrack::post::Status;
@@ -87,26 +92,119 @@ fn expanded(m: u32) -> System {
     univariate(&format!("mult{m}"), &terms.join(" + ").replace("+ -", "- "))
 }
 
-/// Multiplicity 24: one singular solution whose multiplicity is the number of paths, none
-/// failed, from the default and the polyhedral start (2 of 24 paths failed before).
+/// One singular solution of multiplicity `m` (the number of paths), none failed, within the
+/// disc that double precision cannot resolve around 1.
+fn one_root_of_multiplicity(m: u32, start: StartKind, seed: u64) {
+    let (s, _) = solve_cpu(&expanded(m), start, seed).unwrap();
+    let what = format!("m = {m}, {}, seed {seed}", start.name());
+    assert_eq!(
+        (s.finite, s.singular, s.nonsingular, s.failed),
+        (1, 1, 0, 0),
+        "{what}: {s:?}"
+    );
+    let sol = &s.solutions[0];
+    assert_eq!(sol.multiplicity(), m as usize, "{what}");
+    // Within the disc double precision cannot resolve: radius (2^m·ε)^{1/m} (0.44 at m = 24,
+    // 0.53 at m = 28).
+    let radius = (2f64.powi(m as i32) * f64::EPSILON).powf(1.0 / m as f64);
+    assert!(
+        (sol.coordinates[0] - C64::new(1.0, 0.0)).norm() < radius,
+        "{what}: {:?}",
+        sol.coordinates
+    );
+}
+
+/// Multiplicity 24 from the default and the polyhedral start (2 of 24 paths failed before).
 #[test]
 fn a_root_of_multiplicity_24_takes_every_path() {
-    let m = 24;
     for start in [StartKind::Auto, StartKind::Polyhedral] {
-        let (s, _) = solve_cpu(&expanded(m), start, 1).unwrap();
-        let what = format!("m = {m}, {}", start.name());
+        one_root_of_multiplicity(24, start, 1);
+    }
+}
+
+/// Multiplicities 27 and 28 from the default start, with the seeds that failed 2 and 6
+/// paths before.
+#[test]
+fn roots_of_multiplicity_27_and_28_take_every_path() {
+    one_root_of_multiplicity(27, StartKind::Auto, 1);
+    one_root_of_multiplicity(28, StartKind::Auto, 2);
+}
+
+/// `(x + y + 1)^40 − 1` expanded, with `x − y`: 40 roots `x = y = (ζ − 1)/2`, ζ^40 = 1, of the
+/// exact system. Its largest multinomial coefficients are no doubles and are rounded on
+/// reading (the CLI warns), and the terms cancel beyond double precision near the roots (their
+/// sum of moduli is 3^40 ≈ 1e19): the rounded system's roots lie up to 0.12 from the exact
+/// ones. The solve must report the rounded system's 40 roots: each is checked by a Newton
+/// step on `g(x) = f(x, x) = Σ_d c_d x^d` (the parsed coefficients) in double-double, and
+/// 40 distinct roots of a polynomial of degree 40 are all of them. Before, the default start
+/// reported 39 "nonsingular" solutions with no warning.
+#[test]
+fn an_expanded_power_with_rounded_coefficients_has_all_its_roots() {
+    use pathtrack::eval::dd::Cdd;
+    let n = 40u32;
+    // n!/(i!·j!·(n−i−j)!) = C(n, i)·C(n − i, j), exact in u128.
+    let binom = |a: u32, b: u32| (1..=b).fold(1u128, |c, k| c * (a - b + k) as u128 / k as u128);
+    let multinomial = |i: u32, j: u32| binom(n, i) * binom(n - i, j);
+    let mut terms = Vec::new();
+    for i in 0..=n {
+        for j in 0..=n - i {
+            let c = multinomial(i, j);
+            terms.push(format!("{c}*x^{i}*y^{j}"));
+        }
+    }
+    let text = format!(
+        "name: p40\nvariables: [x, y]\nequations:\n  - \"{} - 1\"\n  - \"x - y\"\n",
+        terms.join(" + ")
+    );
+    let sys = parse_str(&text, "p40.yaml").unwrap();
+    // The multinomial coefficients that are no doubles were rounded.
+    let rounded = sys.equations[0]
+        .terms
+        .iter()
+        .filter(|t| {
+            let (i, j) = (t.exponents[0] as u32, t.exponents[1] as u32);
+            i + j > 0 && t.coeff.re as u128 != multinomial(i, j)
+        })
+        .count();
+    assert!(rounded > 0, "no coefficient was rounded");
+    // g(x) = f(x, x): the parsed (rounded) coefficients summed in double-double by degree.
+    let mut g = vec![Cdd::from(C64::new(0.0, 0.0)); n as usize + 1];
+    for t in &sys.equations[0].terms {
+        let d = (t.exponents[0] + t.exponents[1]) as usize;
+        g[d] = g[d].add(Cdd::from(t.coeff));
+    }
+    for seed in [1, 2] {
+        let (s, eps) = solve_cpu(&sys, StartKind::Auto, seed).unwrap();
+        let what = format!("seed {seed}");
         assert_eq!(
-            (s.finite, s.singular, s.nonsingular, s.failed),
-            (1, 1, 0, 0),
+            (s.nonsingular, s.singular, s.failed, s.solutions.len()),
+            (40, 0, 0, 40),
             "{what}: {s:?}"
         );
-        let sol = &s.solutions[0];
-        assert_eq!(sol.multiplicity(), m as usize, "{what}");
-        // Within the disc double precision cannot resolve: radius (2^m·ε)^{1/m} ≈ 0.44.
-        assert!(
-            (sol.coordinates[0] - C64::new(1.0, 0.0)).norm() < 0.44,
-            "{what}: {:?}",
-            sol.coordinates
-        );
+        let mut roots: Vec<C64> = Vec::new();
+        for e in eps.iter().filter(|e| e.status == Status::Nonsingular) {
+            let x = e.coordinates.as_ref().unwrap();
+            assert!((x[0] - x[1]).norm() < 1e-12, "{what}: x ≠ y");
+            // Horner for g and g' in double-double; the Newton step |g/g'| at the root.
+            let z = Cdd::from(x[0]);
+            let (mut v, mut dv) = (g[n as usize], Cdd::from(C64::new(0.0, 0.0)));
+            for d in (0..n as usize).rev() {
+                dv = dv.mul(z).add(v);
+                v = v.mul(z).add(g[d]);
+            }
+            let step = (v.to_c64() / dv.to_c64()).norm();
+            assert!(
+                step < 1e-10,
+                "{what}: path {} Newton step {step:.1e}",
+                e.path
+            );
+            roots.push(x[0]);
+        }
+        let gap = (0..roots.len())
+            .flat_map(|i| (0..i).map(move |j| (i, j)))
+            .map(|(i, j)| (roots[i] - roots[j]).norm())
+            .fold(f64::INFINITY, f64::min);
+        let distinct = s.solutions.len();
+        assert!(distinct == 40 && gap > 1e-3, "{what}: gap {gap:.1e}");
     }
 }

@@ -51,8 +51,10 @@ const SAMPLE_FROM_FRACTION: f64 = 0.2;
 /// What the announcements need to know of the run.
 pub struct Announce {
     /// A homotopy of the run's size: every term of the system twice (target and start
-    /// columns), as the solve's homotopies have.
-    homotopy: Homotopy,
+    /// columns), as the solve's homotopies have. `None` for a square linear system, which
+    /// one LU solves with no path tracked ([`crate::solver::linear`]): the sample of a dense
+    /// system of 500 variables alone took a minute and 9 GB.
+    homotopy: Option<Homotopy>,
     threads: usize,
     /// Paths run on the host (`--backend cpu`, or `auto` on a machine with no driver).
     on_cpu: bool,
@@ -66,7 +68,7 @@ impl Announce {
             t => t,
         };
         Announce {
-            homotopy: sample_homotopy(system),
+            homotopy: (!crate::solver::linear::is_linear(system)).then(|| sample_homotopy(system)),
             threads: threads.max(1),
             on_cpu,
         }
@@ -95,13 +97,10 @@ impl Announce {
     /// the CPU, the estimated time from a measured sample; `None` for a run estimated below
     /// [`ANNOUNCE_FROM_SECONDS`].
     pub fn first_pass(&self, paths: u64) -> Option<String> {
-        let columns = self.homotopy.term_count();
-        let fixed = crate::backend::cpu_seconds_estimate(
-            paths as u128,
-            self.homotopy.n,
-            columns,
-            self.threads,
-        );
+        let homotopy = self.homotopy.as_ref()?;
+        let columns = homotopy.term_count();
+        let fixed =
+            crate::backend::cpu_seconds_estimate(paths as u128, homotopy.n, columns, self.threads);
         // On a GPU the count alone, for the runs the CPU would take 5 s or more for.
         if !self.on_cpu {
             return (fixed >= ANNOUNCE_FROM_SECONDS)
@@ -110,7 +109,7 @@ impl Announce {
         if fixed < SAMPLE_FROM_FRACTION * ANNOUNCE_FROM_SECONDS {
             return None;
         }
-        let per_point = sample_point_seconds(&self.homotopy, self.threads);
+        let per_point = sample_point_seconds(homotopy, self.threads);
         let seconds = estimate_seconds(paths, per_point);
         (seconds >= ANNOUNCE_FROM_SECONDS).then(|| {
             format!(

@@ -6,6 +6,7 @@ mod cascade;
 mod early;
 mod fallback;
 pub mod limits;
+pub mod linear;
 pub mod plan;
 pub mod resume;
 
@@ -404,6 +405,13 @@ pub fn solve(
     let resolved = resolve_start(system, opts, &mut rng, &mut root_counts)?;
     let kind = resolved.kind;
     let mut start_reason = resolved.reason;
+    // A square linear system whose point one LU decides: no homotopy is built ([`linear`]).
+    if kind == StartKind::TotalDegree && opts.given.is_none() {
+        let (w, r, why) = (warnings.clone(), root_counts.clone(), start_reason.clone());
+        if let Some(s) = linear::solved(system, opts, backend, obs, clock, w, r, why)? {
+            return Ok(s);
+        }
+    }
     let (start, paths) = match kind {
         _ if opts.given.is_some() => {
             let given = opts.given.clone().expect("checked");
@@ -499,16 +507,7 @@ pub fn solve(
         ..Default::default()
     };
     backend.expect_paths(tracked);
-    // A linear system's one path is solved directly: the backend tracks nothing.
-    if !matches!(
-        &start,
-        Start::Td(TotalDegree {
-            direct: Some(_),
-            ..
-        })
-    ) {
-        backend.set_homotopy(start.homotopy())?;
-    }
+    backend.set_homotopy(start.homotopy())?;
     phases.backend_setup = lap();
     // `--backend auto` chose where the paths go, and with it their batch.
     let with_batch;
@@ -628,6 +627,8 @@ pub fn solve(
             found.insert(e.path, e.clone());
             Ok(())
         })?;
+        // That solve left its own homotopy in the backend; recovery tracks this one.
+        backend.set_homotopy(start.homotopy())?;
         let found: Vec<Endpoint> = found.into_values().collect();
         let given = fallback::give_roots_to_lost_paths(&tally, paths as u64, &lost, &found, 1);
         let ids: Vec<u64> = given.iter().map(|e| e.path).collect();
@@ -1040,22 +1041,6 @@ impl Start {
                 r.keep(s)
             }
         };
-        if let Start::Td(TotalDegree {
-            direct: Some(y), ..
-        }) = self
-        {
-            // A linear system: its one path ends at the solution of one LU.
-            if only.as_ref().is_none_or(|ids| ids.contains(&0)) {
-                let end = crate::track::PathEnd::bare(
-                    0,
-                    y.clone(),
-                    tracker.tau_end,
-                    crate::track::TrackCode::Reached,
-                );
-                on_end(end)?;
-            }
-            return Ok(());
-        }
         let tracker = &self.tracker_for(tracker);
         let (homotopy, starts): (
             &crate::homotopy::Homotopy,
@@ -1065,7 +1050,7 @@ impl Start {
                 let point = |i: u64| StartPoint {
                     path: i,
                     y: td.start_point(i as u128),
-                    tau: tau_start,
+                    tau: td.start_tau(tau_start),
                     log: false,
                     lifts: None,
                     steps: (0, 0),

@@ -14,45 +14,39 @@ pub struct TotalDegree {
     pub homotopy: Homotopy,
     pub degrees: Vec<u32>,
     pub gamma: C64,
-    /// A linear system's one solution, solved directly ([`linear_solution`]) as a unit
-    /// homogeneous point: its one path needs no tracking. `None` for other systems, and for
-    /// a linear system whose matrix LU finds singular (tracked as any other).
-    pub direct: Option<Vec<C64>>,
+    /// How much earlier than the solver's τ₀ the paths start ([`start_delay`]).
+    pub tau_delay: f64,
 }
 
-/// The solution of a linear system `A·x + b = 0` (every equation of degree ≤ 1) by LU with
-/// partial pivoting, as the unit point `(x, 1)/‖(x, 1)‖`; `None` when the system is not
-/// linear or LU meets a zero pivot or a non-finite entry. The total-degree path of a
-/// linear system is the straight line to this point, but tracking it costs a dense solve
-/// of size `n + 1` per Newton correction: 500 equations took over 45 s, against a second for
-/// one LU (the refinement at t = 1 then checks it as any endpoint).
-pub fn linear_solution(system: &System) -> Option<Vec<C64>> {
-    let n = system.n();
-    if system
+/// Sum of coefficient moduli of a target equation up to which the paths start at the
+/// solver's τ₀ (see [`start_delay`]).
+pub const START_TARGET_SIZE: f64 = 1e3;
+
+/// How much earlier (in `τ = log t`) the paths of `H = γ(1 − t)·G + t·F` start than the
+/// solver's τ₀: `ln(R / START_TARGET_SIZE)` where `R = max_k Σ_a |c_a|` bounds the target's
+/// equations on the start points' torus `|x_k| = 1`, and 0 when `R` is below
+/// [`START_TARGET_SIZE`].
+///
+/// The start point is a root of `G`, exact at `t = 0`; at `t₀` the root of `H` has moved by
+/// about `t₀·|F_k|/d_k` against a spacing of `2π/d_k` between the roots of `x_k^{d_k} − 1`,
+/// so the refinement at `t₀` needs `t₀·R` well below 1. `(x − 1)^28` expanded has `R = 2^28`:
+/// at the default `t₀ = e^{−16}` that is 30, and the start refinement of 3 to 6 of its 28
+/// paths failed ("start point did not converge") in every recovery round. Equations of
+/// moderate size (every benchmark family) keep `τ₀`, and so do targets whose terms cancel
+/// beyond double precision on that torus (`R·ε ≥ 1`, as `(x + y + 1)^40 − 1` expanded):
+/// there no path can be tracked in double, and starting them earlier only lengthened the
+/// first pass (11 s → 85 s) before the polyhedral fallback solved them.
+pub fn start_delay(system: &System) -> f64 {
+    let r = system
         .equations
         .iter()
-        .any(|f| f.degree() > 1 || f.is_laurent())
-    {
-        return None;
+        .map(|f| f.terms.iter().map(|t| t.coeff.norm()).sum::<f64>())
+        .fold(0.0, f64::max);
+    if r.is_finite() && r > START_TARGET_SIZE && r * f64::EPSILON < 1.0 {
+        (r / START_TARGET_SIZE).ln()
+    } else {
+        0.0
     }
-    let mut a = nalgebra::DMatrix::<C64>::zeros(n, n);
-    let mut b = nalgebra::DVector::<C64>::zeros(n);
-    for (k, f) in system.equations.iter().enumerate() {
-        for t in &f.terms {
-            match t.exponents.iter().position(|&e| e != 0) {
-                Some(j) => a[(k, j)] += t.coeff,
-                None => b[k] -= t.coeff,
-            }
-        }
-    }
-    let x = a.lu().solve(&b)?;
-    if !x.iter().all(|v| v.re.is_finite() && v.im.is_finite()) {
-        return None;
-    }
-    let mut y: Vec<C64> = x.iter().copied().chain([C64::new(1.0, 0.0)]).collect();
-    let s = y.iter().map(|v| v.norm_sqr()).sum::<f64>().sqrt();
-    y.iter_mut().for_each(|v| *v /= s);
-    Some(y)
 }
 
 impl TotalDegree {
@@ -99,8 +93,13 @@ impl TotalDegree {
             homotopy: Homotopy::gamma_trick(system, &start, gamma),
             degrees,
             gamma,
-            direct: linear_solution(system),
+            tau_delay: start_delay(system),
         })
+    }
+
+    /// τ at which the paths start, for the solver's `tau0` ([`start_delay`]).
+    pub fn start_tau(&self, tau0: f64) -> f64 {
+        tau0 - self.tau_delay
     }
 
     /// Number of paths `Π d_k` (0 when some equation is constant).
