@@ -208,3 +208,18 @@ fn an_expanded_power_with_rounded_coefficients_has_all_its_roots() {
         assert!(distinct == 40 && gap > 1e-3, "{what}: gap {gap:.1e}");
     }
 }
+
+/// `(x − 1)^29` expanded: paths that stall inside the disc double precision cannot resolve
+/// around 1 (radius ≈ 0.5) may be bridged back to double (`post::bridge`), but a bridged
+/// point counts as singular only with a winding number from the Cauchy endgame: the points
+/// of that disc all have tiny residuals, and each path would be a "distinct" singular
+/// solution. One singular solution, no nonsingular one (2–4 paths still fail, reported).
+#[test]
+fn a_root_of_multiplicity_29_is_one_singular_solution() {
+    let (s, _) = solve_cpu(&expanded(29), StartKind::Auto, 1).unwrap();
+    assert_eq!((s.singular, s.nonsingular), (1, 0), "{s:?}");
+    assert!(
+        s.solutions[0].multiplicity() + s.failed as usize <= 29,
+        "{s:?}"
+    );
+}
