@@ -46,7 +46,8 @@ pub const CLUSTER_SINGULAR_COND: f64 = 1e6;
 /// total-degree and m-hom starts to infinity spread hierarchically: 165 of eco-9's 4,246
 /// would qualify, to no avail). i1 (PHCpack's demo database) has a root of norm 3.8e11
 /// whose smallest coordinate is 4e-11; a path that reaches t = 1 with |y_n| ≈ 3e-19 reaches
-/// it from its checkpoint in double-double (seeds 1–5 find it: tests/huge_norm_roots.rs).
+/// it from its checkpoint in double-double (the polyhedral start finds it for seeds 1–5:
+/// tests/huge_norm_roots.rs).
 pub const UNRESOLVED_SPREAD: f64 = 36.0;
 /// A Cauchy estimate (winding number ≥ 2) with a residual above this is the centre of a
 /// cluster of solutions, not a multiple one: `(x − 1)² − 10⁻¹⁰` has two nonsingular roots
@@ -157,22 +158,6 @@ impl Endpoint {
     pub fn at_infinity_by_estimate(&self) -> bool {
         self.status == Status::AtInfinity && self.reason.is_some()
     }
-}
-
-/// A path stopped as diverging at `s = τ_end − τ` with the condition estimate `cond` there,
-/// whose valuation the tracker cannot be trusted on: `κ²·s ≤ 1`. A path that does go to
-/// infinity with a fractional valuation ends at a singular point of the homogenized system
-/// (winding number `w ≥ 2`), and its κ grows like `s^{−(1 − 1/w)}`, at least `s^{−1/2}`; one
-/// still well conditioned at `s` is near a nonsingular point of the homotopy, such as the
-/// path to a finite root of huge norm, which looks like a path to infinity (valuation ≈ 1/2)
-/// down to `s ≈ |y_n*|²` (`y_n*` the root's homogenizing coordinate). Such a path is tracked
-/// on from its checkpoint in double-double before it is put at infinity
-/// ([`Refiner::process`]). i1 from the total-degree start (59,049 paths, seed 1): the 19
-/// paths to its roots of norm 5e2–3.8e11 stopped at s ≈ 1e-8 with κ = 90–5,600 and were
-/// reported at infinity (47 of 66 roots); 766 of its 58,983 diverging paths pass the test,
-/// and the first pass's CPU time grows by about 5 % (118 → 124 s on one thread).
-pub fn well_conditioned_divergence(cond: f64, s: f64) -> bool {
-    cond.is_finite() && s > 0.0 && cond * cond * s <= 1.0
 }
 
 /// Refines and classifies endpoints against the target system.
@@ -705,12 +690,7 @@ impl<'a> Refiner<'a> {
                 // path 214's root, and both were re-tracked in recovery, ~0.25 s after the
                 // tracker on the GPU. A few paths per run (1–2 on chandra-12, 5 on
                 // chandra-13); paths that do diverge find no root and cost nothing more.
-                // A path stopped as diverging while still well conditioned is tracked on
-                // in double-double first, like a stalled one
-                // ([`well_conditioned_divergence`]: i1's roots of huge norm).
-                let mimic =
-                    !stalled && well_conditioned_divergence(end.cond, self.tau_end - end.tau);
-                let refined = if self.attempt > 0 || stalled || mimic {
+                let refined = if self.attempt > 0 || stalled {
                     self.finish_near_one(&mut ep, checkpoint, lifts)
                         .or_else(|| self.finish_dd(&mut ep, &y))
                 } else {
@@ -1090,19 +1070,4 @@ pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
 pub fn is_real(x: &[C64], tol: f64) -> bool {
     let scale = 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
     x.iter().all(|z| z.im.abs() <= tol * scale)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_well_conditioned_divergence_is_tracked_on() {
-        // i1's path to its root of norm 3.8e11 (seed 1): κ = 5.6e3 at s = 2e-8.
-        assert!(well_conditioned_divergence(5.6e3, 2e-8));
-        // A path to a double point at infinity: κ ∼ s^{-1/2} and more.
-        assert!(!well_conditioned_divergence(1e5, 1e-8));
-        assert!(!well_conditioned_divergence(f64::NAN, 1e-8));
-        assert!(!well_conditioned_divergence(10.0, 0.0));
-    }
 }
