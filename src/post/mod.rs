@@ -46,9 +46,9 @@ pub const CLUSTER_SINGULAR_COND: f64 = 1e6;
 /// double its smallest coordinates are rounding noise. Polyhedral paths only (those of
 /// total-degree and m-hom starts to infinity spread hierarchically: 165 of eco-9's 4,246
 /// would qualify, to no avail). i1 (PHCpack's demo database) has a root of norm 3.8e11
-/// whose smallest coordinate is 4e-11, reached in double by none of seeds 1–3 (|y_n| ≈
-/// 3e-19 at t = 1); from the checkpoint in double-double seed 3 reaches it. Seeds 1 and 2
-/// still do not: their checkpoints already span e^82.
+/// whose smallest coordinate is 4e-11; a path that reaches t = 1 with |y_n| ≈ 3e-19 reaches
+/// it from its checkpoint in double-double (the polyhedral start finds it for seeds 1–5:
+/// tests/huge_norm_roots.rs).
 pub const UNRESOLVED_SPREAD: f64 = 36.0;
 /// A Cauchy estimate (winding number ≥ 2) with a residual above this is the centre of a
 /// cluster of solutions, not a multiple one: `(x − 1)² − 10⁻¹⁰` has two nonsingular roots

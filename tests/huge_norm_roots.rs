@@ -1,0 +1,191 @@
+//! Finite roots of huge norm (issue #45): i1 (PHCpack's demo database; mixed volume 66,
+//! and an exact Gröbner basis over Q has a 66-dimensional quotient) has 66 nonsingular
+//! roots, 20 of them of norm 5e2 to 3.8e11.
+//!
+//! The polyhedral start finds all 66 for seeds 1–5. The total-degree start (59,049 paths)
+//! does not yet: the paths to the roots of huge norm look like paths to infinity down to
+//! `s ≈ |y_n*|^{1/v}` (`y_n*` the root's homogenizing coordinate, `v` ≈ 1/4–1/2 the apparent
+//! valuation). At the divergence test (`s` = 1e-8, `track::path::stable_divergence`) their
+//! valuation has settled, and post-processing puts them at infinity (47–48 of 66 found,
+//! seeds 1–3; each lost path identified below by tracking its root back to its start
+//! point). Tracked on from the checkpoint in double-double they reach their roots
+//! (15–108 steps), but no cheap test found so far tells them from the paths that do
+//! diverge: they stop well conditioned (κ = 90–5,600), and so do cyclic-7's 2,010 paths to
+//! its positive-dimensional set at infinity, whose double-double tracking (570,000 steps)
+//! would triple the run. The total-degree tests are therefore ignored until that is solved.
+
+use num_complex::Complex64 as C64;
+use pathtrack::backend::cpu::CpuBackend;
+use pathtrack::homotopy::Homotopy;
+use pathtrack::post::dedup::close;
+use pathtrack::post::{Endpoint, Status};
+use pathtrack::solver::{rng_for, solve_collect, solve_cpu, SolveOptions, StartKind};
+use pathtrack::start::given::GivenStart;
+use pathtrack::start::total_degree::TotalDegree;
+use pathtrack::system::{self, System};
+use pathtrack::track::TrackerOptions;
+use std::sync::Arc;
+
+const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+fn i1() -> System {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/i1.phc");
+    system::load(&p).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn sup(x: &[C64]) -> f64 {
+    x.iter().map(|z| z.norm()).fold(0.0, f64::max)
+}
+
+/// The nonsingular roots of `eps`, each with residual below 1e-10, pairwise distinct.
+fn distinct_roots(sys: &System, eps: &[Endpoint], what: &str) -> Vec<Vec<C64>> {
+    let roots: Vec<Vec<C64>> = eps
+        .iter()
+        .filter(|e| e.status == Status::Nonsingular)
+        .map(|e| e.coordinates.clone().expect("coordinates of a root"))
+        .collect();
+    for (i, x) in roots.iter().enumerate() {
+        assert!(sys.relative_residual(x) < 1e-10, "{what}: root {i}");
+        for y in &roots[..i] {
+            assert!(!close(x, y, 1e-8), "{what}: a root twice");
+        }
+    }
+    roots
+}
+
+/// i1's 66 roots by the polyhedral start of `seed`, the one of norm 3.8e11 among them.
+fn polyhedral_roots(sys: &System, seed: u64) -> Vec<Vec<C64>> {
+    let (s, eps) = solve_cpu(sys, StartKind::Polyhedral, seed).unwrap();
+    assert_eq!((s.paths, s.failed), (66, 0), "seed {seed}: {s:?}");
+    let roots = distinct_roots(sys, &eps, &format!("polyhedral seed {seed}"));
+    assert_eq!(roots.len(), 66, "seed {seed}: {s:?}");
+    assert!(roots.iter().any(|x| sup(x) > 1e11), "seed {seed}: 3.8e11");
+    roots
+}
+
+/// The total-degree path (of `seed`) that ends at each of `roots`: the root tracked back
+/// along `γ(1 − t)·G + t·F` from t = 1 to t = 0, i.e. forward along
+/// `γ⁻¹(1 − t')·F + t'·G` (the same homotopy up to a factor), to a tuple of cube roots of
+/// unity, whose mixed-radix number is the path's (`TotalDegree::start_point`).
+fn total_degree_paths(sys: &System, seed: u64, roots: &[Vec<C64>]) -> Vec<u64> {
+    // The solver works on the equilibrated system and draws γ first from the seed.
+    let (f, _) = sys.equilibrated();
+    let td = TotalDegree::new(&f, &mut rng_for(seed)).unwrap();
+    assert!(td.degrees.iter().all(|&d| d == 3));
+    let mut yaml = format!("variables: [{}]\nequations:\n", f.variables.join(", "));
+    for v in &f.variables {
+        yaml += &format!("  - \"{v}^3 - 1\"\n");
+    }
+    let g = system::parse_str(&yaml, "cubes").unwrap();
+    let given = GivenStart {
+        homotopy: Homotopy::gamma_trick(&g, &f.equations, C64::new(1.0, 0.0) / td.gamma),
+        points: roots.to_vec(),
+        // t'₀ = e^{-70}: the roots of norm 1e7–4e11 move by O(t'₀·‖x‖²) at t'₀.
+        tau: -70.0,
+        name: "reverse".into(),
+        reason: "i1's roots tracked back to the total-degree start".into(),
+    };
+    // Tight steps: with the default ones the way back from the root of norm 3.8e11 (seed 1)
+    // crosses to a neighbouring path's start point.
+    let opts = SolveOptions {
+        seed,
+        given: Some(Arc::new(given)),
+        local_dimension: false,
+        tracker: TrackerOptions::default().tightened(2),
+        ..Default::default()
+    };
+    let (s, eps) = solve_collect(&g, &opts, &mut CpuBackend::new(0).unwrap()).unwrap();
+    assert_eq!(s.nonsingular, 66, "seed {seed}: reverse tracking {s:?}");
+    let third = std::f64::consts::TAU / 3.0;
+    let paths: Vec<u64> = eps
+        .iter()
+        .map(|e| {
+            let z = e.coordinates.as_ref().expect("a start point");
+            z.iter().rev().fold(0u64, |index, &w| {
+                let j = (w.arg() / third).round().rem_euclid(3.0);
+                assert!((w - C64::from_polar(1.0, j * third)).norm() < 1e-8, "{w}");
+                3 * index + j as u64
+            })
+        })
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 66, "seed {seed}: two roots on one path");
+    paths
+}
+
+/// The polyhedral start finds i1's 66 roots, the one of norm 3.8e11 among them, for seeds
+/// 1–5, each once.
+#[test]
+fn i1_polyhedral_finds_the_66_roots() {
+    let sys = i1();
+    for seed in SEEDS {
+        polyhedral_roots(&sys, seed);
+    }
+}
+
+/// Each of i1's 66 roots is reached by its own total-degree path, for seeds 1–5 (about 8 s
+/// on two cores). Fails on seed 1: 18–20 of the 66 paths, those to the roots of norm 5e2–3.8e11,
+/// are put at infinity (see the module's documentation).
+#[test]
+#[ignore]
+fn i1_total_degree_paths_reach_the_66_roots() {
+    let sys = i1();
+    for seed in SEEDS {
+        let roots = polyhedral_roots(&sys, seed);
+        let paths = total_degree_paths(&sys, seed, &roots);
+        let mut only = paths.clone();
+        only.sort_unstable();
+        let opts = SolveOptions {
+            start: StartKind::TotalDegree,
+            seed,
+            only: Some(only),
+            ..Default::default()
+        };
+        let (s, eps) = solve_collect(&sys, &opts, &mut CpuBackend::new(0).unwrap()).unwrap();
+        let lost: Vec<String> = paths
+            .iter()
+            .zip(&roots)
+            .filter_map(|(&p, x)| {
+                let e = eps.iter().find(|e| e.path == p).expect("tracked");
+                let reached = e.status == Status::Nonsingular
+                    && e.coordinates.as_ref().is_some_and(|y| close(x, y, 1e-8));
+                (!reached)
+                    .then(|| format!("path {p} (root of norm {:.1e}): {:?}", sup(x), e.status))
+            })
+            .collect();
+        let counts = (s.nonsingular, s.at_infinity, s.failed);
+        assert!(
+            lost.is_empty(),
+            "seed {seed}: {counts:?}\n{}",
+            lost.join("\n")
+        );
+    }
+}
+
+/// The full total-degree runs (59,049 paths, 2–3 minutes per seed on two cores): the 66
+/// roots of the polyhedral start, nothing else finite, no failed path.
+#[test]
+#[ignore]
+fn i1_total_degree_finds_66_roots() {
+    let sys = i1();
+    for seed in SEEDS {
+        let roots = polyhedral_roots(&sys, seed);
+        let (s, eps) = solve_cpu(&sys, StartKind::TotalDegree, seed).unwrap();
+        assert_eq!(s.paths, 59049, "seed {seed}: {s:?}");
+        assert_eq!(
+            (s.nonsingular, s.singular, s.failed),
+            (66, 0, 0),
+            "seed {seed}: {s:?}"
+        );
+        let found = distinct_roots(&sys, &eps, &format!("total degree seed {seed}"));
+        for x in &roots {
+            assert!(
+                found.iter().any(|y| close(x, y, 1e-8)),
+                "seed {seed}: root of norm {:.1e} missing",
+                sup(x)
+            );
+        }
+    }
+}
