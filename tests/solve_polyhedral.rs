@@ -217,38 +217,6 @@ fn paths_through_an_ill_conditioned_region_before_the_zone_are_recovered() {
     }
 }
 
-/// i1 (PHCpack's demo database, the interval benchmark of Van Hentenryck, McAllester and
-/// Kapur): mixed volume 66, 66 solutions (PHCpack's file lists them; an exact Gröbner basis
-/// over Q has a 66-dimensional quotient). One root has norm 3.8e11 and a coordinate of
-/// 4e-11: its affine coordinates span 1e22, beyond double precision in projective
-/// coordinates. Seed 3's path to it reaches t = 1 in double at |y_n| ≈ 3e-19 and is tracked
-/// again from its checkpoint in double-double (`post::UNRESOLVED_SPREAD`); without that it is
-/// reported at infinity. Seeds 1 and 2 still lose it (their checkpoints span e^82), so
-/// they are held to what they report: every nonsingular point a root, none at infinity
-/// beyond that one path.
-#[test]
-fn i1_root_of_norm_4e11_is_found_from_the_double_double_checkpoint() {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/i1.phc");
-    let sys = system::load(&p).unwrap_or_else(|e| panic!("{e}"));
-    for seed in [1, 2, 3] {
-        let (s, eps) = solve_cpu(&sys, StartKind::Polyhedral, seed).unwrap();
-        assert_eq!(s.paths, 66, "seed {seed}: {s:?}");
-        assert_eq!(s.failed, 0, "seed {seed}: {s:?}");
-        for e in eps.iter().filter(|e| e.status == Status::Nonsingular) {
-            assert!(e.residual < 1e-10, "seed {seed}: residual {}", e.residual);
-        }
-        let expected = if seed == 3 { 66 } else { 65 };
-        assert!(s.nonsingular >= expected, "seed {seed}: {s:?}");
-        if seed == 3 {
-            let big = eps
-                .iter()
-                .filter_map(|e| e.coordinates.as_ref())
-                .any(|x| x.iter().map(|z| z.norm()).fold(0.0, f64::max) > 1e11);
-            assert!(big, "seed 3: the root of norm 3.8e11 is missing");
-        }
-    }
-}
-
 /// rose (PHCpack's demo database; exact: 136 solutions with multiplicity in C^3, 132
 /// distinct, 128 of them in the torus): in C^n, 128 nonsingular and 4 double points with
 /// z = 0; with `--torus` (136 paths) the 128 torus solutions, and the 8 paths to the
