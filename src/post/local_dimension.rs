@@ -13,7 +13,7 @@
 //! overdetermined `[F; H]` with minimum-norm steps (truncated SVD). It succeeds when the
 //! relative residual ([`System::relative_residual`]) falls to [`SAMPLE_RESIDUAL`] within
 //! `FAR·δ·s` of `x*`, and Gauss–Newton with residuals in double-double then brings it to
-//! [`SAMPLE_RESIDUAL_DD`] ([`confirm_dd`]: double precision cannot tell the disc of
+//! [`SAMPLE_RESIDUAL_DD`] (`confirm_dd`: double precision cannot tell the disc of
 //! numerical roots around a root of high multiplicity from a curve). That is a point of
 //! `V(F)` other than `x*`, which for a random `H` no isolated solution gives. Trials stop at the first success; a trial fails when Newton
 //! stalls (no 10 % decrease of the residual in [`STALL_ITERATIONS`] steps), leaves the ball,
@@ -69,7 +69,7 @@ pub const STALL_ITERATIONS: usize = 4;
 /// A trial stops when its point is farther than `FAR·δ·s` from `x*`.
 pub const FAR: f64 = 10.0;
 /// A sample is confirmed when its relative residual in double-double falls to this
-/// ([`confirm_dd`]).
+/// (`confirm_dd`).
 pub const SAMPLE_RESIDUAL_DD: f64 = 1e-24;
 /// Refinement steps with residuals in double-double at most.
 pub const DD_ITERATIONS: usize = 6;

@@ -26,7 +26,7 @@ pub const INFINITY_TOL: f64 = 1e-8;
 /// A point refined in double-double is finite when `|y_n| / ‖y‖` is at least this (norm
 /// below 1e16).
 pub const DD_INFINITY_TOL: f64 = 1e-16;
-/// See [`Refiner::finish_dd`].
+/// See `Refiner::finish_dd`.
 pub const DD_YN_FACTOR: f64 = 10.0;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
@@ -101,7 +101,7 @@ pub struct Endpoint {
     /// for any scaling of the equations, [`crate::system::System::relative_residual`]).
     pub residual: f64,
     /// 2-norm condition number of `[∂F/∂y; y*]` with each equation row scaled (see
-    /// [`Refiner::condition`]).
+    /// `Refiner::condition`).
     pub condition: f64,
     pub accepted: u32,
     pub rejected: u32,
@@ -948,7 +948,7 @@ struct Newton {
     cond: f64,
 }
 
-/// Above this Bombieri–Weyl condition number [`Refiner::condition`] also tries rows scaled
+/// Above this Bombieri–Weyl condition number `Refiner::condition` also tries rows scaled
 /// by their absolute derivatives (below it the first decides alone: every threshold that
 /// reads κ lies above it, and one SVD per endpoint is cheaper than two).
 pub const ABS_ROW_COND: f64 = 1e6;

@@ -183,7 +183,7 @@ fn mul_adjoint(m: &[C64], v: &[C64]) -> Vec<C64> {
 }
 
 /// 2-norm condition number `σ_max/σ_min` of row-major `m` (`nh × nh`), estimated by
-/// [`POWER_STEPS`] steps of the power method on `MᴴM` and on `(MᴴM)⁻¹` (through the LU of
+/// `POWER_STEPS` steps of the power method on `MᴴM` and on `(MᴴM)⁻¹` (through the LU of
 /// `m`). Both are lower bounds of their singular values' ratio that converge to it, within a
 /// small factor after a few steps; infinite where the LU meets a zero pivot.
 pub fn condition_estimate(nh: usize, m: &[C64]) -> f64 {

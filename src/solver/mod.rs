@@ -308,7 +308,7 @@ pub struct SolveOptions {
     pub only: Option<Vec<u64>>,
     /// Bounds on the size of the run, checked before tracking ([`limits`]).
     pub limits: limits::Limits,
-    /// Start recovery's first round during the first pass where it can ([`early`]); the
+    /// Start recovery's first round during the first pass where it can (`early`); the
     /// output is the same either way. Default: on, unless the environment sets
     /// `PATHTRACK_EARLY_RECOVERY=0`.
     pub early_recovery: bool,

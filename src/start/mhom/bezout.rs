@@ -103,7 +103,7 @@ impl DegreeTable {
     }
 
     /// Degree matrix d_ij for group labels `label[v]` ∈ [0, m): d_ij = max over the terms
-    /// of equation i of Σ_{v: label[v]=j} exponent_v.
+    /// of equation i of `Σ_{v: label[v]=j} exponent_v`.
     pub fn degrees_by_label(&self, label: &[usize], m: usize) -> Vec<Vec<u32>> {
         let mut d = vec![vec![0u32; m]; self.n];
         let mut sums = vec![0u32; m];
@@ -381,7 +381,7 @@ fn exhaustive(table: &DegreeTable) -> Option<(Vec<usize>, usize, u128)> {
     }
 }
 
-/// Advances a restricted growth string (a[0] = 0, a[i] ≤ 1 + max a[..i]) to its successor
+/// Advances a restricted growth string (`a[0] = 0`, `a[i] ≤ 1 + max a[..i]`) to its successor
 /// in lexicographic order; false after the last one. These strings are the set partitions.
 pub fn next_rgs(a: &mut [usize]) -> bool {
     let mut i = a.len();

@@ -7,7 +7,7 @@
 //! `BigInt` fallback). See docs/mixed-cells.md.
 //!
 //! Entry points: [`Supports::from_system`], [`Lifting::random`] / [`Lifting::stable`],
-//! [`mixed_cells`] (a stream of [`MixedCell`]s), [`mixed_volume`],
+//! [`mixed_cells()`] (a stream of [`MixedCell`]s), [`mixed_volume`],
 //! [`stable_mixed_volume`], [`binomial::binomial_solutions`].
 
 pub mod binomial;

@@ -324,7 +324,7 @@ impl Polyhedral {
     /// Streams the start points of every cell that contributes paths (stable cells when
     /// affine), or only of the paths `only` (sorted ids), through a bounded channel from an
     /// enumeration thread. Cells come in the same order for any thread count (see
-    /// [`mixed_cells`]), so path ids are the same in every pass and every run of a seed.
+    /// [`mixed_cells()`]), so path ids are the same in every pass and every run of a seed.
     pub fn start_points(self: &Arc<Self>, only: Option<Arc<Vec<u64>>>) -> StartStream {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<StartPoint>>>(64);
         let me = Arc::clone(self);
