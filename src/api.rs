@@ -242,7 +242,7 @@ impl Solver {
             solve: self.backend_options(),
         };
         let mut backend = self.make_backend()?;
-        crate::witness::sets::witness_sets(system, &opts, backend.as_mut(), &mut |_| {})
+        crate::witness::compute::witness_sets(system, &opts, backend.as_mut(), &mut |_| {})
     }
 
     /// The options with the batch of the backend asked for (a GPU's, with `Cuda`).

@@ -4,12 +4,13 @@
 use pathtrack::backend::cpu::CpuBackend;
 use pathtrack::solver::{SolveOptions, StartKind};
 use pathtrack::system::System;
+use pathtrack::witness::compute::witness_sets;
 use pathtrack::witness::decompose::{
     decompose_set, isolated_components, Component, DecomposeOptions,
 };
 use pathtrack::witness::membership::{on_set, on_set_by_all_points, on_set_by_one_path};
 use pathtrack::witness::moving::Mover;
-use pathtrack::witness::sets::{witness_sets, DimensionReport, Method, WitnessOptions};
+use pathtrack::witness::sets::{DimensionReport, Method, WitnessOptions};
 use pathtrack::witness::WitnessSet;
 use pathtrack::C64;
 use std::process::Command;

@@ -160,7 +160,7 @@ impl Embedding {
     }
 }
 
-/// [`super::sets::witness_sets`] by the cascade (module doc).
+/// [`super::compute::witness_sets`] by the cascade (module doc).
 pub fn cascade(
     system: &System,
     opts: &WitnessOptions,

@@ -17,6 +17,7 @@
 //! - [`excess`]: `solve` on an overdetermined system.
 
 pub mod cascade;
+pub mod compute;
 pub mod decompose;
 pub mod excess;
 pub mod file;

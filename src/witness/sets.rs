@@ -1,5 +1,5 @@
 //! Witness sets for every dimension, top-down, by [`Method`]: the cascade
-//! ([`super::cascade`]) or the "dimension by dimension" approach of Sommese–Wampler's book,
+//! (`witness::cascade`) or the "dimension by dimension" approach of Sommese–Wampler's book,
 //! here: for `d = top, …, lowest` the square
 //! system `[R·F; L]` of `n − d` random combinations of `F` and `d` random hyperplanes is
 //! solved; of its finite solutions
@@ -106,22 +106,8 @@ pub fn dimension_range(system: &System, opts: &WitnessOptions) -> Result<(usize,
 }
 
 /// The witness sets of dimensions `top` down to `lowest` ([`dimension_range`]), highest
-/// first, each with its report, by `opts.method`; `progress` hears each dimension as it
-/// starts.
-pub fn witness_sets(
-    system: &System,
-    opts: &WitnessOptions,
-    backend: &mut dyn Backend,
-    progress: &mut dyn FnMut(usize),
-) -> Result<(Vec<WitnessSet>, Vec<DimensionReport>)> {
-    match opts.method {
-        Method::Dimensions => by_dimension(system, opts, backend, progress),
-        Method::Cascade => super::cascade::cascade(system, opts, backend, progress),
-    }
-}
-
-/// [`witness_sets`] dimension by dimension, each `[R·F; L]` from its own start system.
-fn by_dimension(
+/// first, dimension by dimension, each `[R·F; L]` from its own start system.
+pub fn by_dimension(
     system: &System,
     opts: &WitnessOptions,
     backend: &mut dyn Backend,
