@@ -358,8 +358,8 @@ pub const ROUND_TIME_FLOOR: f64 = 10.0;
 /// longer than tracking them did), at least [`ROUND_TIME_FLOOR`]. Paths still on the host
 /// tracker at the bound stop with [`crate::track::TIME_BOUND_REASON`]; where such a path
 /// had a solution of its own before the round, that endpoint stands.
-pub fn round_time_bound(first_pass_seconds: f64) -> std::time::Duration {
-    std::time::Duration::from_secs_f64(first_pass_seconds.max(ROUND_TIME_FLOOR))
+pub fn round_time_bound(start_and_first_pass_seconds: f64) -> std::time::Duration {
+    std::time::Duration::from_secs_f64(start_and_first_pass_seconds.max(ROUND_TIME_FLOOR))
 }
 
 /// What a caller of [`solve`] sees while it runs.

@@ -214,16 +214,30 @@ pub fn track_near_one(
         r.iter_mut().for_each(|z| *z /= s);
         r
     };
-    let mut handover: Vec<(f64, Vec<C64>)> = Vec::new();
-    let end = |y: &[Cdd], tau: f64, accepted, rejected, reason: &str, handover| DdTrackEnd {
-        y: rounded(y),
-        y_dd: y.to_vec(),
-        tau,
-        reached: reason.is_empty(),
-        accepted,
-        rejected,
-        reason: reason.to_string(),
-        handover,
+    // Past the trouble: ten times closer to `tau_end` than the start ([`DdTrackEnd::handover`]).
+    let past = |tau: f64| tau < tau_end && (tau_end - tau) * HANDOVER_SHRINK <= tau_end - tau0;
+    // The first accepted point past it, and the one a landing on `tau_end` left.
+    let mut first_past: Option<(f64, Vec<C64>)> = None;
+    let mut before_end: Option<(f64, Vec<C64>)> = None;
+    // A tracking that stops short ends at its last accepted point, `(y, tau)` itself.
+    let end = |y: &[Cdd], tau: f64, accepted, rejected, reason: &str, first_past, before_end| {
+        let last = if reason.is_empty() {
+            before_end
+        } else {
+            past(tau).then(|| (tau, rounded(y)))
+        };
+        let mut handover: Vec<(f64, Vec<C64>)> = Vec::from_iter(first_past);
+        handover.extend(last.filter(|l| handover.first().is_none_or(|f| f.0 != l.0)));
+        DdTrackEnd {
+            y: rounded(y),
+            y_dd: y.to_vec(),
+            tau,
+            reached: reason.is_empty(),
+            accepted,
+            rejected,
+            reason: reason.to_string(),
+            handover,
+        }
     };
     if p.correct(&mut y, tau, DD_REFINE_ITERS).is_none() {
         return end(
@@ -232,7 +246,8 @@ pub fn track_near_one(
             0,
             0,
             "start point did not converge in double-double",
-            handover,
+            None,
+            None,
         );
     }
     let mut h = 0.1 * (tau_end - tau);
@@ -249,7 +264,7 @@ pub fn track_near_one(
                     "double-double steps too slow: s from {window_s:.1e} to {s:.1e} in \
                      {DD_PACE_STEPS} steps"
                 );
-                return end(&y, tau, accepted, rejected, &why, handover);
+                return end(&y, tau, accepted, rejected, &why, first_past, None);
             }
             window_s = s;
         }
@@ -260,7 +275,8 @@ pub fn track_near_one(
                 accepted,
                 rejected,
                 "too many steps in double-double",
-                handover,
+                first_past,
+                None,
             );
         }
         if h < DD_H_MIN_REL * tau.abs() {
@@ -270,7 +286,8 @@ pub fn track_near_one(
                 accepted,
                 rejected,
                 "step size underflow in double-double",
-                handover,
+                first_past,
+                None,
             );
         }
         let h_try = h.min(tau_end - tau);
@@ -306,14 +323,13 @@ pub fn track_near_one(
         match first {
             Some(eta) if eta <= DD_ETA_MAX => {
                 accepted += 1;
+                if tau_new == tau_end && past(tau) {
+                    before_end = Some((tau, rounded(&y)));
+                }
                 y = yc;
                 tau = tau_new;
-                if tau < tau_end && (tau_end - tau) * HANDOVER_SHRINK <= tau_end - tau0 {
-                    let at = (tau, rounded(&y));
-                    match handover.len() {
-                        0 | 1 => handover.push(at),
-                        _ => handover[1] = at,
-                    }
+                if first_past.is_none() && past(tau) {
+                    first_past = Some((tau, rounded(&y)));
                 }
                 let factor = (0.9 * (eta_target / eta.max(1e-300)).powf(0.2)).clamp(0.5, 2.0);
                 h = h_try * factor;
@@ -325,7 +341,7 @@ pub fn track_near_one(
             }
         }
     }
-    end(&y, tau, accepted, rejected, "", handover)
+    end(&y, tau, accepted, rejected, "", first_past, before_end)
 }
 
 #[cfg(test)]
