@@ -489,3 +489,42 @@ fn bench_best_partition() {
         );
     }
 }
+
+/// `start_terms` counts the monomials of the expanded linear-product start exactly: on
+/// chandra-n's best partition {H1 … H(n−1)}{Hn} (equations 1 … n−1 quadratic in the first
+/// group: C(n+1, 2) terms each; the last bilinear: n·2), on bilinear systems and on random
+/// partitions of eigenvalue systems.
+#[test]
+fn start_terms_counts_the_expanded_start_system() {
+    use pathtrack::start::mhom::start_terms;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut cases: Vec<(System, Partition)> = Vec::new();
+    for n in [6, 8, 10] {
+        let sys = pathtrack::system::families::generate("chandra", n).unwrap();
+        let (part, _) = best_partition(&sys).unwrap();
+        cases.push((sys, part));
+    }
+    for (k1, k2) in [(2, 1), (3, 2)] {
+        cases.push(bilinear(&mut rng, k1, k2));
+    }
+    for n in [3, 4] {
+        let sys = eigenvalue_system(&mut rng, n);
+        let (part, _) = best_partition(&sys).unwrap();
+        cases.push((sys, part));
+    }
+    for (sys, part) in &cases {
+        let lp = LinearProductStart::new(sys, part, &mut rng).unwrap();
+        let expanded: usize = lp.expand().iter().map(|p| p.terms.len()).sum();
+        assert_eq!(
+            start_terms(lp.degrees(), part),
+            expanded as u128,
+            "{} {part:?}",
+            sys.name
+        );
+    }
+    // chandra-10: 9 · C(11, 2) + 10 · 2 = 515
+    let sys = pathtrack::system::families::generate("chandra", 10).unwrap();
+    let (part, _) = best_partition(&sys).unwrap();
+    let lp = LinearProductStart::new(&sys, &part, &mut rng).unwrap();
+    assert_eq!(start_terms(lp.degrees(), &part), 515);
+}

@@ -845,14 +845,20 @@ fn resolve_start(
     let td = system.total_degree();
     let laurent = system.equations.iter().any(|f| f.is_laurent());
     let mut partition = None;
-    let choice = crate::start::choose(td, poly.paths, system.n(), || {
+    let target_terms = system.equations.iter().map(|f| f.terms.len() as u128).sum();
+    let choice = crate::start::choose(td, poly.paths, system.n(), target_terms, || {
         if laurent {
             return None;
         }
         let (p, count) = crate::start::mhom::best_partition(system).ok()?;
-        let count = count.to_string().parse::<u128>().ok();
+        let bezout = count.to_string().parse::<u128>().ok()?;
+        let degrees = crate::start::mhom::degree_matrix(system, &p).ok()?;
+        let start_terms = crate::start::mhom::start_terms(&degrees, &p);
         partition = Some(p);
-        count
+        Some(crate::start::MhomCount {
+            bezout,
+            start_terms,
+        })
     });
     let mut r = Resolved {
         kind: StartKind::Polyhedral,

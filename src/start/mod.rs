@@ -29,6 +29,28 @@ pub const MHOM_SEARCH_MAX_N: usize = 8;
 /// where a second of search is small).
 pub const MHOM_SEARCH_MIN_PATHS: u128 = 10_000;
 
+/// `--start auto` keeps an m-hom start only while its start system, expanded into the
+/// monomials the evaluator works on, has at most this many times the terms of the target
+/// system. The linear-product start `G` of a partition multiplies dense linear forms: an
+/// equation of degree `d_j` in a group of `g_j` variables has `∏_j C(g_j + d_j, d_j)` terms,
+/// and every step of `γ(1 − t)·G + t·F` evaluates them all, while a polyhedral step
+/// evaluates `F`'s terms only. chandra-n's best partition {H1 … H(n−1)}{Hn} has the
+/// Bézout number 2^(n−1) = its mixed volume, but a start of 515 terms against the target's
+/// 110 at n = 10: on the 2-core container a step cost 136 µs against 54 µs polyhedral, and
+/// the run 2.2× as long (chandra-8 1.8×, chandra-11 3.7×); on an H200 chandra-16 took
+/// 161 s with the m-hom start against 46 s with the polyhedral one. A bilinear system's
+/// start has as many terms as the system itself (ratio 1). Total-degree starts
+/// (`x_i^{d_i} − 1`, two terms an equation) are never limited by this.
+pub const MHOM_START_TERMS_OVER_TARGET: f64 = 2.0;
+
+/// What the m-hom search found: the Bézout number of the best partition, and the terms of
+/// its linear-product start system expanded ([`mhom::start_terms`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MhomCount {
+    pub bezout: u128,
+    pub start_terms: u128,
+}
+
 /// The start system `--start auto` settles on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chosen {
@@ -50,8 +72,15 @@ pub struct Choice {
 /// is too large, and the search is cheap enough: see [`MHOM_SEARCH_MAX_N`]).
 ///
 /// Total degree when `td ≤` [`BEZOUT_OVER_MIXED_VOLUME`]` · mv`; else m-hom when its count
-/// is; else polyhedral.
-pub fn choose(td: Option<u128>, mv: u128, n: usize, mhom: impl FnOnce() -> Option<u128>) -> Choice {
+/// is, and its start system has at most [`MHOM_START_TERMS_OVER_TARGET`] times the
+/// `target_terms` of the system; else polyhedral.
+pub fn choose(
+    td: Option<u128>,
+    mv: u128,
+    n: usize,
+    target_terms: u128,
+    mhom: impl FnOnce() -> Option<MhomCount>,
+) -> Choice {
     let close = |count: u128| (count as f64) <= BEZOUT_OVER_MIXED_VOLUME * mv as f64;
     let k = BEZOUT_OVER_MIXED_VOLUME;
     if let Some(d) = td.filter(|&d| close(d)) {
@@ -64,8 +93,21 @@ pub fn choose(td: Option<u128>, mv: u128, n: usize, mhom: impl FnOnce() -> Optio
         format!("total degree {d} > {k} × stable mixed volume {mv}")
     });
     if n <= MHOM_SEARCH_MAX_N || mv >= MHOM_SEARCH_MIN_PATHS {
+        let heavy = |c: &MhomCount| {
+            c.start_terms as f64 > MHOM_START_TERMS_OVER_TARGET * target_terms as f64
+        };
         match mhom() {
-            Some(b) if close(b) => {
+            Some(c) if close(c.bezout) && heavy(&c) => {
+                return Choice {
+                    start: Chosen::Polyhedral,
+                    reason: format!(
+                        "{about_td}; m-hom Bézout {} ≤ {k} × stable mixed volume {mv}, but its \
+                         start system has {} terms against the system's {target_terms}",
+                        c.bezout, c.start_terms
+                    ),
+                }
+            }
+            Some(MhomCount { bezout: b, .. }) if close(b) => {
                 return Choice {
                     start: Chosen::Mhom,
                     reason: format!(
@@ -73,7 +115,7 @@ pub fn choose(td: Option<u128>, mv: u128, n: usize, mhom: impl FnOnce() -> Optio
                     ),
                 }
             }
-            Some(b) => {
+            Some(MhomCount { bezout: b, .. }) => {
                 return Choice {
                     start: Chosen::Polyhedral,
                     reason: format!("{about_td}, m-hom Bézout {b} too"),
@@ -97,48 +139,76 @@ mod tests {
     /// the search is cheap.
     #[test]
     fn the_start_follows_the_root_counts() {
-        let never = || -> Option<u128> { panic!("no m-hom search expected") };
+        let never = || -> Option<MhomCount> { panic!("no m-hom search expected") };
+        let found = |bezout, start_terms| {
+            move || {
+                Some(MhomCount {
+                    bezout,
+                    start_terms,
+                })
+            }
+        };
         // katsura-9: D = MV = 512
-        let c = choose(Some(512), 512, 10, never);
+        let c = choose(Some(512), 512, 10, 100, never);
         assert_eq!(c.start, Chosen::TotalDegree);
         assert_eq!(
             c.reason,
             "total degree 512 ≤ 1.25 × stable mixed volume 512"
         );
         // noon-6: 729 against 717
-        assert_eq!(choose(Some(729), 717, 6, never).start, Chosen::TotalDegree);
-        // at the edge: 1.25 × 800 = 1000
         assert_eq!(
-            choose(Some(1000), 800, 12, never).start,
+            choose(Some(729), 717, 6, 100, never).start,
             Chosen::TotalDegree
         );
-        assert_eq!(choose(Some(1001), 800, 12, never).start, Chosen::Polyhedral);
+        // at the edge: 1.25 × 800 = 1000
+        assert_eq!(
+            choose(Some(1000), 800, 12, 100, never).start,
+            Chosen::TotalDegree
+        );
+        assert_eq!(
+            choose(Some(1001), 800, 12, 100, never).start,
+            Chosen::Polyhedral
+        );
         // cyclic-7: 5040 against 924, n = 7: the m-hom count (5040) is no better
-        let c = choose(Some(5040), 924, 7, || Some(5040));
+        let c = choose(Some(5040), 924, 7, 100, found(5040, 100));
         assert_eq!(c.start, Chosen::Polyhedral);
         assert_eq!(
             c.reason,
             "total degree 5040 > 1.25 × stable mixed volume 924, m-hom Bézout 5040 too"
         );
         // a bilinear system: the m-hom count meets the mixed volume
-        let c = choose(Some(4096), 70, 8, || Some(70));
+        let c = choose(Some(4096), 70, 8, 100, found(70, 100));
         assert_eq!(c.start, Chosen::Mhom);
         assert_eq!(
             c.reason,
             "total degree 4096 > 1.25 × stable mixed volume 70; m-hom Bézout 70 ≤ 1.25 × \
              stable mixed volume 70"
         );
+        // chandra-8: the count meets the mixed volume, but the start has 268 terms
+        // against the system's 72
+        let c = choose(Some(256), 128, 8, 72, found(128, 268));
+        assert_eq!(c.start, Chosen::Polyhedral);
+        assert!(c
+            .reason
+            .ends_with("start system has 268 terms against the system's 72"));
+        assert_eq!(
+            choose(Some(256), 128, 8, 72, found(128, 144)).start,
+            Chosen::Mhom
+        );
         // eco-9 (n = 9, 128 paths): no search, polyhedral
-        assert_eq!(choose(Some(4374), 128, 9, never).start, Chosen::Polyhedral);
+        assert_eq!(
+            choose(Some(4374), 128, 9, 100, never).start,
+            Chosen::Polyhedral
+        );
         // large runs search whatever n
         let mut searched = false;
-        let c = choose(Some(1 << 30), 200_000, 14, || {
+        let c = choose(Some(1 << 30), 200_000, 14, 100, || {
             searched = true;
             None
         });
         assert!(searched && c.start == Chosen::Polyhedral);
         // a Laurent system has no total degree
-        let c = choose(None, 10, 3, || None);
+        let c = choose(None, 10, 3, 100, || None);
         assert_eq!(c.start, Chosen::Polyhedral);
         assert!(c.reason.contains("Laurent"));
     }

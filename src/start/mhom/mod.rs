@@ -226,6 +226,28 @@ impl Partition {
     }
 }
 
+/// Terms of the linear-product start system of `partition` once expanded: the product of
+/// `d_ij` dense linear forms in the `g_j` variables of group j (and 1) has
+/// `∏_j C(g_j + d_ij, d_ij)` monomials, summed over the equations `i` (saturating). This is
+/// what every step of the m-hom homotopy evaluates besides the system's own terms.
+pub fn start_terms(degrees: &[Vec<u32>], partition: &Partition) -> u128 {
+    let sizes = partition.sizes();
+    degrees
+        .iter()
+        .map(|row| {
+            row.iter().zip(&sizes).fold(1u128, |acc, (&d, &g)| {
+                acc.saturating_mul(monomials_up_to_degree(g as u128, d as u128))
+            })
+        })
+        .fold(0u128, u128::saturating_add)
+}
+
+/// `C(g + d, d)`: the monomials of degree at most `d` in `g` variables (saturating).
+fn monomials_up_to_degree(g: u128, d: u128) -> u128 {
+    // C(g + k, k) = C(g + k − 1, k − 1) · (g + k) / k, exact at every step.
+    (1..=d).fold(1u128, |c, k| c.saturating_mul(g + k) / k)
+}
+
 /// The linear-product start system of a partition (see the module doc).
 #[derive(Clone, Debug)]
 pub struct LinearProductStart {
