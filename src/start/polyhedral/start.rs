@@ -165,10 +165,11 @@ impl Polyhedral {
         let scale = lift_range as f64;
         let r: Vec<Vec<C64>> = (0..n)
             .map(|e| {
+                let modulus = system.equations[e].min_coeff();
                 supports
                     .support(e)
                     .iter()
-                    .map(|_| C64::from_polar(1.0, rng.random::<f64>() * std::f64::consts::TAU))
+                    .map(|_| C64::from_polar(modulus, rng.random::<f64>() * std::f64::consts::TAU))
                     .collect()
             })
             .collect();
