@@ -119,12 +119,9 @@ impl Polynomial {
             .fold(0.0, f64::max)
     }
 
-    /// Smallest nonzero finite coefficient modulus `min_a |c_a|` (1 when there is none).
-    /// It scales with the equation (`λ·f` has `|λ|` times `f`'s), so a start system whose
-    /// coefficients for equation `k` have this modulus turns the homotopy of `λ·f_k` into
-    /// `λ` times the homotopy of `f_k` (the same paths); and every target coefficient is at
-    /// least as large as the start's, so each one takes over from the start coefficient
-    /// by `t ≈ 1/2` ([`crate::start::polyhedral::start`]).
+    /// Smallest nonzero finite coefficient modulus `min_a |c_a|` (1 when there is none):
+    /// `λ·f` has `|λ|` times `f`'s (the polyhedral start's coefficient modulus,
+    /// `start::polyhedral::start::start_modulus`).
     pub fn min_coeff(&self) -> f64 {
         let m = self
             .terms
