@@ -119,6 +119,23 @@ impl Polynomial {
             .fold(0.0, f64::max)
     }
 
+    /// Smallest nonzero finite coefficient modulus `min_a |c_a|` (1 when there is none):
+    /// `λ·f` has `|λ|` times `f`'s (the polyhedral start's coefficient modulus,
+    /// `start::polyhedral::start::start_modulus`).
+    pub fn min_coeff(&self) -> f64 {
+        let m = self
+            .terms
+            .iter()
+            .map(|t| t.coeff.norm())
+            .filter(|&c| c > 0.0 && c.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        if m.is_finite() {
+            m
+        } else {
+            1.0
+        }
+    }
+
     /// The equation's size at `x`: `max_a |c_a| + Σ_a |c_a·x^a|`. A residual relative to
     /// it is the same for `f` and `λ·f` (any `λ ≠ 0`), and the first term keeps it away
     /// from 0 where every term vanishes (`x1 + x2` at the origin).
