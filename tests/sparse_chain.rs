@@ -112,13 +112,12 @@ fn polyhedral_start_finds_all_ten_roots_of_the_scaled_chain() {
     }
 }
 
-/// The default start (m-hom here: its Bézout number is the mixed volume), each equation
-/// scaled by a seeded factor in 10^[−30, 30]. Near the target an m-hom path has
-/// `|x_0| ≈ |x_{n−1}|^{(−9)^{n−1}}`, beyond double range unless `|x_{n−1}|` is within 1e-3 of
-/// 1 (n = 8): at n = 7–8 1–8 of the 10 paths ended at infinity or failed, and the run
-/// reported 2–9 roots. Now a run whose finite paths fall short of the stable mixed volume
-/// solves the polyhedral start too and gives its roots that no path reached to the lost
-/// paths (`solver::fallback`), saying so in their reasons.
+/// The default start, each equation scaled by a seeded factor in 10^[−30, 30]. The best
+/// partition's Bézout number is the mixed volume (10), but its linear-product start has
+/// 10–19× the chain's terms, so `auto` takes the polyhedral start
+/// (`start::MHOM_START_TERMS_OVER_TARGET`); the m-hom start itself is tested below. Any root
+/// the run had to take from a second, polyhedral run would say so in its reason
+/// (`solver::fallback`).
 #[test]
 fn default_start_finds_all_ten_roots() {
     for n in 4..=8 {
