@@ -34,8 +34,8 @@
 //!   root (nonsingular or singular), or at infinity or failed with the double-double
 //!   tracking's outcome in its reason. Its line is a recovery line (`attempt` 1).
 //! - **Budget.** Batches of growing size ([`FIRST_BATCH`], doubling), until the bound is
-//!   reached, the candidates run out, a batch of [`FRUITLESS_BATCH`] paths or more gives no
-//!   new nonsingular solution, the batches' steps (double and double-double) pass
+//!   reached, the candidates run out, two batches in a row of [`FRUITLESS_BATCH`] paths or
+//!   more give no new nonsingular solution, the batches' steps (double and double-double) pass
 //!   [`step_budget`] of the first pass's steps, or [`path_cap`] paths were tracked.
 //!
 //! The summary's `phases.gap_recovery` says what it did. Unlike [`super::fallback`], no root
@@ -89,8 +89,8 @@ pub struct GapRecovery {
     pub steps: u64,
     /// The step budget ([`step_budget`]).
     pub budget: u64,
-    /// Why it stopped: "bound reached", "budget spent" ([`step_budget`], [`path_cap`]), "a
-    /// batch found nothing" ([`FRUITLESS_BATCH`]), "no candidate left".
+    /// Why it stopped: "bound reached", "budget spent" ([`step_budget`], [`path_cap`]),
+    /// "batches found nothing" ([`FRUITLESS_BATCH`]), "no candidate left".
     pub stopped: String,
     pub seconds: f64,
 }
@@ -143,12 +143,15 @@ pub fn finite_with_multiplicity(tally: &Tally) -> (u64, u64) {
         })
 }
 
-/// A batch of at least this many paths that gives no new nonsingular solution ends the gap
-/// recovery: the bound is not met by roots of huge norm there, but by a deficiency of the
-/// system (cyclic-8's curve, whose singular points count towards the bound until the local
-/// dimension test names them, 2,543 of 2,560 before the recovery; reimer-4's 36 roots of
-/// 120). i1 (seed 1) finds new roots in each of its batches (16, 32, 64, 128 and 256 paths).
+/// [`FRUITLESS_BATCHES`] batches in a row of at least this many paths that give no new
+/// nonsingular solution end the gap recovery: the bound is not met by roots of huge norm
+/// there, but by a deficiency of the system (cyclic-8's curve, whose singular points count
+/// towards the bound until the local dimension test names them, 2,543 of 2,560 before the
+/// recovery; reimer-4's 36 roots of 120). i1 (seed 1) finds new roots in each of its batches
+/// (16, 32, 64, 128 and 256 paths); seed 2 none in its batch of 256 (48 → 65 of 66 before).
 pub const FRUITLESS_BATCH: usize = 64;
+/// See [`FRUITLESS_BATCH`].
+pub const FRUITLESS_BATCHES: u32 = 2;
 
 /// The candidates' paths, most finite-looking first: by the condition estimate at the stop,
 /// smallest first (NaN last; ties by path). A path to a finite root stays near a

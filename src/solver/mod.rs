@@ -645,8 +645,11 @@ pub fn solve(
             (_, Some(b)) => Some(b),
             _ => {
                 let counts = pool.install(|| gap::root_bound(system, opts.seed, opts.threads));
+                // A stable mixed volume below the mixed volume is an undercount (i1: 41
+                // against 66) and is not shown.
                 if let Some((mv, smv)) = counts {
-                    for (key, v) in [("mixed_volume", mv), ("stable_mixed_volume", smv)] {
+                    let shown = [("mixed_volume", mv), ("stable_mixed_volume", smv)];
+                    for (key, v) in shown.into_iter().filter(|&(_, v)| v >= mv) {
                         root_counts
                             .entry(key)
                             .or_insert(crate::report::count_value(v));
@@ -669,7 +672,8 @@ pub fn solve(
             };
             let mut order = gap::plausible_order(candidates).into_iter();
             let mut batch = gap::FIRST_BATCH;
-            let mut fruitless = false;
+            // Batches in a row that gave no new nonsingular solution.
+            let mut fruitless = 0;
             g.stopped = loop {
                 if g.finite_after >= bound {
                     break "bound reached";
@@ -677,8 +681,8 @@ pub fn solve(
                 if g.steps >= budget || g.retracked >= most {
                     break "budget spent";
                 }
-                if fruitless {
-                    break "a batch found nothing";
+                if fruitless >= gap::FRUITLESS_BATCHES {
+                    break "batches found nothing";
                 }
                 let take = batch.min((most - g.retracked) as usize);
                 let mut ids: Vec<u64> = order.by_ref().take(take).collect();
@@ -709,7 +713,11 @@ pub fn solve(
                     .filter(|(_, status, _)| status.is_finite())
                     .count() as u64;
                 let (finite, now) = pool.install(|| gap::finite_with_multiplicity(&tally));
-                fruitless = ids.len() >= gap::FRUITLESS_BATCH && now <= nonsingular;
+                fruitless = if ids.len() >= gap::FRUITLESS_BATCH && now <= nonsingular {
+                    fruitless + 1
+                } else {
+                    0
+                };
                 (g.finite_after, nonsingular) = (finite, now);
             }
             .into();
