@@ -113,9 +113,13 @@ fn default_start_finds_all_ten_roots() {
                 8 => chain(n),
                 _ => scaled(&chain(n), 100 * n as u64 + seed),
             };
+            // A lost path reaches its root tracked on in double-double (the gap recovery,
+            // `solver::gap`), or is given a root of the polyhedral start.
             let lost = check_system(&sys, n, StartKind::Auto, seed);
             assert!(
-                lost.iter().all(|r| r.contains("polyhedral start")),
+                lost.iter()
+                    .all(|r| r.contains("polyhedral start")
+                        || r.contains("to t = 1 in double-double")),
                 "{lost:?}"
             );
         }
