@@ -185,6 +185,11 @@ pub struct Refiner<'a> {
     /// Newton is tried; from the second round on with the tighter
     /// [`crate::track::dd::DD_ETA_TARGET_RETRACK`].
     pub attempt: u8,
+    /// Re-tracking, but with the first pass's pace limit on the double-double tracking
+    /// ([`crate::track::dd::DD_PACE_STEPS`]): the gap recovery's paths at infinity
+    /// (`solver::gap`), most of which do diverge and would crawl to
+    /// [`crate::track::dd::DD_MAX_STEPS`] unpaced.
+    pub paced: bool,
     /// Solutions are sought in `(C*)^n` (`--torus`): singular endpoints with a zero
     /// coordinate are [`Status::OutsideTorus`].
     pub torus: bool,
@@ -209,6 +214,7 @@ impl<'a> Refiner<'a> {
             row_weight,
             last_attempt: true,
             attempt: 0,
+            paced: false,
             torus: false,
         }
     }
@@ -237,7 +243,7 @@ impl<'a> Refiner<'a> {
             crate::track::dd::DD_ETA_TARGET
         };
         // The first pass gives up on crawling paths; recovery rounds track them to the end.
-        let pace = self.attempt == 0;
+        let pace = self.attempt == 0 || self.paced;
         let r = track_near_one(hom, lifts, y0, *tau0, self.tau_end, eta, pace);
         ep.accepted += r.accepted;
         ep.rejected += r.rejected;

@@ -145,6 +145,10 @@ pub struct Phases {
     /// spent finding them, and the round's own (with the refinement of its endpoints). A
     /// last search that finds no path is in `recovery` only.
     pub recovery_rounds: Vec<RecoveryRound>,
+    /// Paths at infinity tracked again because the finite ones fell short of a root
+    /// bound (total-degree and m-hom starts, `solver::gap`); absent when none was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_recovery: Option<crate::solver::gap::GapRecovery>,
     /// Each device of a run over several (`solve --devices`), in the order given.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceLoad>,
@@ -1024,6 +1028,25 @@ pub fn summary_details(s: &Summary) -> String {
             })
             .collect();
         row(&mut t, "re-tracking rounds", rounds.join(", "));
+    }
+    if let Some(g) = &ph.gap_recovery {
+        row(
+            &mut t,
+            "gap recovery",
+            format!(
+                "finite {} → {} of bound {}: {} of {} paths at infinity tracked again, {} \
+                 steps of {} ({}), {:.3}",
+                g.finite_before,
+                g.finite_after,
+                g.bound,
+                g.retracked,
+                g.candidates,
+                g.steps,
+                g.budget,
+                g.stopped,
+                g.seconds
+            ),
+        );
     }
     for d in &ph.devices {
         row(

@@ -5,6 +5,7 @@
 mod cascade;
 mod early;
 mod fallback;
+pub mod gap;
 pub mod limits;
 pub mod linear;
 pub mod plan;
@@ -555,11 +556,13 @@ pub fn solve(
     let mut track = |only: Option<Arc<Vec<u64>>>,
                      tracker: &TrackerOptions,
                      attempt: u8,
+                     paced: bool,
                      tally: &mut Tally,
                      obs: &mut dyn Observer,
                      backend: &mut dyn Backend| {
         refiner.last_attempt = attempt >= RECOVERY_ROUNDS;
         refiner.attempt = attempt;
+        refiner.paced = paced;
         refiner.set_bridge_deadline(tracker.deadline);
         let refiner = &refiner;
         let refine = |e| refiner.process(e);
@@ -582,13 +585,20 @@ pub fn solve(
         })
     };
     let meter = crate::report::usage::UsageMeter::start(gpu);
+    // The first pass's paths put at infinity by an estimate and its steps ([`gap`]).
+    let mut watch = gap::Watch {
+        inner: &mut *obs,
+        candidates: Vec::new(),
+        steps: 0,
+    };
     match &opts.plan.feed {
         None => track(
             opts.only.clone().map(Arc::new),
             &opts.tracker,
             attempt,
+            false,
             &mut tally,
-            &mut *obs,
+            &mut watch,
             &mut *backend,
         )?,
         // Batches handed out while the run goes on ([`plan::PathFeed`]).
@@ -598,19 +608,125 @@ pub fn solve(
                     Some(Arc::new(ids)),
                     &opts.tracker,
                     attempt,
+                    false,
                     &mut tally,
-                    &mut *obs,
+                    &mut watch,
                     &mut *backend,
                 )?;
             }
         }
     }
+    let (candidates, first_pass_steps) = (watch.candidates, watch.steps);
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     // Each re-tracked path's endpoint before its first re-tracking.
     let mut before = Vec::new();
+    // Short of a bound on the finite roots: the paths at infinity by an estimate, tracked
+    // again with their last stretch in double-double ([`gap`]).
+    // A polyhedral start's estimates at ill-conditioned points are verified in recovery's
+    // first round (VERIFY_DIVERGING_COND); the gap recovery takes the others.
+    let candidates: Vec<gap::Candidate> = match start {
+        Start::Poly(_) => candidates
+            .into_iter()
+            .filter(|c| c.condition < VERIFY_DIVERGING_COND || c.condition.is_nan())
+            .collect(),
+        Start::Td(_) | Start::Mhom(_) => candidates,
+        Start::Given(_) => Vec::new(),
+    };
+    let gap_wanted = opts.plan.is_whole() && !opts.plan.first_pass_only && !candidates.is_empty();
+    if gap_wanted {
+        let clock = std::time::Instant::now();
+        let bound = match (&start, root_count) {
+            // The start's paths are its root count (the mixed volume in (C*)^n, the
+            // stable one in C^n).
+            (Start::Poly(_), _) => u64::try_from(paths).ok(),
+            (_, Some(b)) => Some(b),
+            _ => {
+                let counts = pool.install(|| gap::root_bound(system, opts.seed, opts.threads));
+                // A stable mixed volume below the mixed volume is an undercount (i1: 41
+                // against 66) and is not shown.
+                if let Some((mv, smv)) = counts {
+                    let shown = [("mixed_volume", mv), ("stable_mixed_volume", smv)];
+                    for (key, v) in shown.into_iter().filter(|&(_, v)| v >= mv) {
+                        root_counts
+                            .entry(key)
+                            .or_insert(crate::report::count_value(v));
+                    }
+                }
+                counts.map(|(mv, smv)| mv.max(smv))
+            }
+        };
+        let (finite, mut nonsingular) = pool.install(|| gap::finite_with_multiplicity(&tally));
+        if let Some(bound) = bound.filter(|&b| finite < b) {
+            let budget = gap::step_budget(first_pass_steps);
+            let most = gap::path_cap(paths as u64, matches!(start, Start::Poly(_)));
+            let mut g = gap::GapRecovery {
+                bound,
+                finite_before: finite,
+                finite_after: finite,
+                candidates: candidates.len() as u64,
+                budget,
+                ..Default::default()
+            };
+            let mut order = gap::plausible_order(candidates).into_iter();
+            let mut batch = gap::FIRST_BATCH;
+            // Batches in a row that gave no new nonsingular solution.
+            let mut fruitless = 0;
+            g.stopped = loop {
+                if g.finite_after >= bound {
+                    break "bound reached";
+                }
+                if g.steps >= budget || g.retracked >= most {
+                    break "budget spent";
+                }
+                if fruitless >= gap::FRUITLESS_BATCHES {
+                    break "batches found nothing";
+                }
+                let take = batch.min((most - g.retracked) as usize);
+                let mut ids: Vec<u64> = order.by_ref().take(take).collect();
+                if ids.is_empty() {
+                    break "no candidate left";
+                }
+                batch *= 2;
+                ids.sort_unstable();
+                let mut watch = gap::Watch {
+                    inner: &mut *obs,
+                    candidates: Vec::new(),
+                    steps: 0,
+                };
+                track(
+                    Some(Arc::new(ids.clone())),
+                    &opts.tracker,
+                    1,
+                    true,
+                    &mut tally,
+                    &mut watch,
+                    &mut *backend,
+                )?;
+                g.steps += watch.steps;
+                g.retracked += ids.len() as u64;
+                g.found += tally
+                    .snapshot(&ids)
+                    .iter()
+                    .filter(|(_, status, _)| status.is_finite())
+                    .count() as u64;
+                let (finite, now) = pool.install(|| gap::finite_with_multiplicity(&tally));
+                fruitless = if ids.len() >= gap::FRUITLESS_BATCH && now <= nonsingular {
+                    fruitless + 1
+                } else {
+                    0
+                };
+                (g.finite_after, nonsingular) = (finite, now);
+            }
+            .into();
+            g.seconds = clock.elapsed().as_secs_f64();
+            // Recovery's suspects, found again with the re-tracked paths.
+            first_round.take();
+            phases.gap_recovery = Some(g);
+        }
+    }
     // Short of the stable mixed volume (before recovery, which would re-track failed paths
     // in vain): the polyhedral start's roots that no path reached
     // go to the paths at infinity or failed ([`fallback`]).
@@ -725,6 +841,7 @@ pub fn solve(
                         Some(Arc::new(paths)),
                         &tracker,
                         attempt,
+                        false,
                         &mut tally,
                         &mut *obs,
                         &mut *backend,
