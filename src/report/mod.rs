@@ -451,7 +451,14 @@ pub struct Counts {
 impl Tally {
     /// Records (or replaces) the endpoint of a path.
     pub fn add(&mut self, e: &Endpoint) {
-        self.clustered = Default::default();
+        // The clusters read the nonsingular and singular records only: a path at infinity
+        // or failed that ends so again (cyclic-14's gap recovery, 8.4 M solutions) keeps
+        // them.
+        let clustered = |st: Status| matches!(st, Status::Nonsingular | Status::Singular);
+        let old = self.index.get(&e.path).map(|&i| self.records[i].status);
+        if clustered(e.status) || old.is_none_or(clustered) {
+            self.clustered = Default::default();
+        }
         let r = Record {
             path: e.path,
             status: e.status,
@@ -752,6 +759,19 @@ impl Tally {
     /// that lies on a nonsingular solution joins it as singular.
     pub fn solutions(&self) -> Vec<Solution> {
         self.distinct().to_vec()
+    }
+
+    /// Finite roots with multiplicity (a nonsingular solution once, however many paths
+    /// reached it; a singular one with each of its paths), and the nonsingular solutions
+    /// alone, from [`Self::solutions`] without copying them.
+    pub fn finite_with_multiplicity(&self) -> (u64, u64) {
+        self.distinct()
+            .iter()
+            .fold((0, 0), |(f, n), s| match s.status {
+                Status::Nonsingular => (f + 1, n + 1),
+                Status::Singular => (f + s.multiplicity() as u64, n),
+                _ => (f, n),
+            })
     }
 
     /// The singular ones of [`Self::solutions`] (copied: not all of them, as cyclic-12's
@@ -1077,6 +1097,25 @@ mod tests {
             condition: 10.0,
             ..Endpoint::new(path, Status::Nonsingular)
         }
+    }
+
+    /// A path at infinity that ends at infinity again keeps the clusters (they read the
+    /// finite records only); one that ends at a root, or a root that leaves, does not.
+    #[test]
+    fn clusters_follow_the_finite_records_only() {
+        let mut tally = Tally::default();
+        tally.add(&nonsingular(0, [1.0, 2.0]));
+        tally.add(&Endpoint::new(1, Status::AtInfinity));
+        assert_eq!(tally.finite_with_multiplicity(), (1, 1));
+        tally.add(&Endpoint::new(1, Status::Failed));
+        assert!(tally.clustered.get().is_some(), "kept");
+        assert_eq!(tally.finite_with_multiplicity(), (1, 1));
+        tally.add(&nonsingular(1, [3.0, -1.0]));
+        assert_eq!(tally.finite_with_multiplicity(), (2, 2));
+        tally.add(&Endpoint::new(0, Status::AtInfinity));
+        assert_eq!(tally.finite_with_multiplicity(), (1, 1));
+        let paths: Vec<Vec<u64>> = tally.solutions().into_iter().map(|s| s.paths).collect();
+        assert_eq!(paths, vec![vec![1]]);
     }
 
     /// The solutions moved out of a tally are those a copy gives, clustered before or not.

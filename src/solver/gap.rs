@@ -41,8 +41,7 @@
 //! The summary's `phases.gap_recovery` says what it did. Unlike [`super::fallback`], no root
 //! of another start is handed to a path: every root found here ends its own path.
 
-use crate::post::{Endpoint, Status};
-use crate::report::Tally;
+use crate::post::Endpoint;
 use serde::Serialize;
 
 /// The first batch of re-tracked candidates; each further batch doubles.
@@ -128,19 +127,6 @@ pub fn root_bound(system: &crate::system::System, seed: u64, threads: usize) -> 
         .ok()?
         .stable_volume;
     Some((u64::try_from(mv).ok()?, u64::try_from(smv).ok()?))
-}
-
-/// Finite roots with multiplicity in `tally` (a nonsingular solution once, its other paths
-/// jumped; a singular one with each of its paths), and the nonsingular solutions alone.
-pub fn finite_with_multiplicity(tally: &Tally) -> (u64, u64) {
-    tally
-        .solutions()
-        .iter()
-        .fold((0, 0), |(f, n), s| match s.status {
-            Status::Nonsingular => (f + 1, n + 1),
-            Status::Singular => (f + s.multiplicity() as u64, n),
-            _ => (f, n),
-        })
 }
 
 /// [`FRUITLESS_BATCHES`] batches in a row of at least this many paths that give no new

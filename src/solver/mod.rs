@@ -658,7 +658,7 @@ pub fn solve(
                 counts.map(|(mv, smv)| mv.max(smv))
             }
         };
-        let (finite, mut nonsingular) = pool.install(|| gap::finite_with_multiplicity(&tally));
+        let (finite, mut nonsingular) = pool.install(|| tally.finite_with_multiplicity());
         if let Some(bound) = bound.filter(|&b| finite < b) {
             let budget = gap::step_budget(first_pass_steps);
             let most = gap::path_cap(paths as u64, matches!(start, Start::Poly(_)));
@@ -712,7 +712,7 @@ pub fn solve(
                     .iter()
                     .filter(|(_, status, _)| status.is_finite())
                     .count() as u64;
-                let (finite, now) = pool.install(|| gap::finite_with_multiplicity(&tally));
+                let (finite, now) = pool.install(|| tally.finite_with_multiplicity());
                 fruitless = if ids.len() >= gap::FRUITLESS_BATCH && now <= nonsingular {
                     fruitless + 1
                 } else {
