@@ -616,7 +616,13 @@ pub fn solve(
             }
         }
     }
-    let (candidates, first_pass_steps) = (watch.candidates, watch.steps);
+    let (mut candidates, mut first_pass_steps) = (watch.candidates, watch.steps);
+    // A resumed run's first-pass lines from before are part of its first pass: the gap
+    // recovery sees what the uninterrupted run saw.
+    for e in opts.plan.done().iter().filter(|e| e.attempt == 0) {
+        first_pass_steps += e.steps() as u64;
+        candidates.extend(gap::Candidate::of(e));
+    }
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
@@ -635,7 +641,9 @@ pub fn solve(
         Start::Td(_) | Start::Mhom(_) => candidates,
         Start::Given(_) => Vec::new(),
     };
-    let gap_wanted = opts.plan.is_whole() && !opts.plan.first_pass_only && !candidates.is_empty();
+    // Every path of the run is here (a resumed run's done lines included), not a shard's.
+    let all_paths = opts.plan.shard.is_none() && opts.plan.feed.is_none();
+    let gap_wanted = all_paths && !opts.plan.first_pass_only && !candidates.is_empty();
     if gap_wanted {
         let clock = std::time::Instant::now();
         let bound = match (&start, root_count) {
@@ -643,6 +651,10 @@ pub fn solve(
             // stable one in C^n).
             (Start::Poly(_), _) => u64::try_from(paths).ok(),
             (_, Some(b)) => Some(b),
+            // `--start auto` counted it (also for a resumed run, whose fallback is off).
+            _ if root_counts.contains_key("stable_mixed_volume") => {
+                root_counts["stable_mixed_volume"].as_u64()
+            }
             _ => {
                 let counts = pool.install(|| gap::root_bound(system, opts.seed, opts.threads));
                 // A stable mixed volume below the mixed volume is an undercount (i1: 41
