@@ -646,15 +646,15 @@ pub fn solve(
     let gap_wanted = all_paths && !opts.plan.first_pass_only && !candidates.is_empty();
     if gap_wanted {
         let clock = std::time::Instant::now();
-        let bound = match (&start, root_count) {
+        let counted = root_counts
+            .get("stable_mixed_volume")
+            .and_then(|v| v.as_u64());
+        let bound = match (&start, counted) {
             // The start's paths are its root count (the mixed volume in (C*)^n, the
             // stable one in C^n).
             (Start::Poly(_), _) => u64::try_from(paths).ok(),
-            (_, Some(b)) => Some(b),
             // `--start auto` counted it (also for a resumed run, whose fallback is off).
-            _ if root_counts.contains_key("stable_mixed_volume") => {
-                root_counts["stable_mixed_volume"].as_u64()
-            }
+            (_, Some(b)) => Some(b),
             _ => {
                 let counts = pool.install(|| gap::root_bound(system, opts.seed, opts.threads));
                 // A stable mixed volume below the mixed volume is an undercount (i1: 41
