@@ -62,7 +62,7 @@ fn polyhedral_roots(sys: &System, seed: u64) -> Vec<Vec<C64>> {
 }
 
 /// The total-degree path (of `seed`) that ends at each of `roots`: the root tracked back
-/// along `γ(1 − t)·G + t·F` from t = 1 to t = 0, i.e. forward along
+/// along `γ(1 − t)·G + t·F` (`G_k = s_k·(x_k³ − 1)`, `start::start_scale`) from t = 1 to t = 0, i.e. forward along
 /// `γ⁻¹(1 − t')·F + t'·G` (the same homotopy up to a factor), to a tuple of cube roots of
 /// unity, whose mixed-radix number is the path's (`TotalDegree::start_point`).
 fn total_degree_paths(sys: &System, seed: u64, roots: &[Vec<C64>]) -> Vec<u64> {
@@ -74,7 +74,12 @@ fn total_degree_paths(sys: &System, seed: u64, roots: &[Vec<C64>]) -> Vec<u64> {
     for v in &f.variables {
         yaml += &format!("  - \"{v}^3 - 1\"\n");
     }
-    let g = system::parse_str(&yaml, "cubes").unwrap();
+    let mut g = system::parse_str(&yaml, "cubes").unwrap();
+    // Start equation k is `s_k·(x_k³ − 1)`, `s_k` from f_k's coefficients.
+    for (gk, fk) in g.equations.iter_mut().zip(&f.equations) {
+        let s = pathtrack::start::start_scale(fk);
+        gk.terms.iter_mut().for_each(|t| t.coeff *= s);
+    }
     let given = GivenStart {
         homotopy: Homotopy::gamma_trick(&g, &f.equations, C64::new(1.0, 0.0) / td.gamma),
         points: roots.to_vec(),

@@ -244,3 +244,193 @@ fn equilibration_is_exact_and_bounded() {
     assert_eq!(same, sys);
     assert!(exps.iter().all(|&e| e == 0));
 }
+
+/// The γ-trick homotopy `γ(1 − t)·s_k·g_k + t·f_k` of the total-degree or m-hom start
+/// (`start::start_scale`): with `s_k` homogeneous in `f_k`'s coefficient moduli, the
+/// homotopy of the system with equation k multiplied by `λ_k > 0` is that of the system
+/// with its equation k multiplied by `λ_k`, column by column, whatever factor the
+/// equilibration leaves (not a power of two), and the total-degree paths start at the
+/// same τ. With `s_k = 1` only the target columns scaled. chandra-5's coefficients span
+/// more than 16 (the floor `max|c|/16` of `s_k`).
+#[test]
+fn total_degree_and_mhom_homotopies_scale_with_their_equations() {
+    use pathtrack::homotopy::Homotopy;
+    use pathtrack::solver::rng_for;
+    use pathtrack::start::mhom::homotopy::MhomStart;
+    use pathtrack::start::total_degree::TotalDegree;
+    let same_up_to = |ha: &Homotopy, hb: &Homotopy, lambdas: &[C64], what: &str| {
+        for (k, &lambda) in lambdas.iter().enumerate() {
+            let (ta, tb) = (&ha.equations[k], &hb.equations[k]);
+            assert_eq!(ta.len(), tb.len(), "{what} equation {k}");
+            for (x, y) in ta.iter().zip(tb) {
+                assert_eq!((&x.exponents, x.lift), (&y.exponents, y.lift), "{what}");
+                let d = (y.coeff - lambda * x.coeff).norm();
+                assert!(
+                    d <= 1e-14 * y.coeff.norm(),
+                    "{what} equation {k}: {} against {} (λ = {lambda})",
+                    y.coeff,
+                    x.coeff
+                );
+            }
+        }
+    };
+    for (family, n) in [
+        ("katsura", 5),
+        ("noon", 4),
+        ("eco", 6),
+        ("cyclic", 5),
+        ("chandra", 5),
+    ] {
+        let sys = generate(family, n).unwrap();
+        let big = scaled(&sys, 11 + n as u64);
+        let (a, b) = (sys.equilibrated().0, big.equilibrated().0);
+        let lambdas: Vec<C64> = (0..a.n())
+            .map(|k| b.equations[k].terms[0].coeff / a.equations[k].terms[0].coeff)
+            .collect();
+        assert!(
+            lambdas
+                .iter()
+                .any(|l| (l.norm().log2() - l.norm().log2().round()).abs() > 0.1),
+            "{family}-{n}: {lambdas:?}"
+        );
+        let (ta, tb) = (
+            TotalDegree::new(&a, &mut rng_for(5)).unwrap(),
+            TotalDegree::new(&b, &mut rng_for(5)).unwrap(),
+        );
+        let what = format!("{family}-{n} total degree");
+        same_up_to(&ta.homotopy, &tb.homotopy, &lambdas, &what);
+        assert!((ta.tau_delay - tb.tau_delay).abs() <= 1e-12, "{what}");
+        let (ma, mb) = (
+            MhomStart::new(&a, None, &mut rng_for(5)).unwrap(),
+            MhomStart::new(&b, None, &mut rng_for(5)).unwrap(),
+        );
+        let what = format!("{family}-{n} m-hom");
+        assert_eq!(ma.start.partition(), mb.start.partition(), "{what}");
+        same_up_to(&ma.homotopy, &mb.homotopy, &lambdas, &what);
+    }
+}
+
+/// The total-degree start of a system whose every equation has smallest coefficient
+/// modulus 1 and a span of at most 16 (katsura, noon, cyclic, eco, reimer) is
+/// `γ(1 − t)(x_k^{d_k} − 1) + t·f_k`: its start columns are `±γ` exactly.
+#[test]
+fn unit_coefficient_families_keep_unit_start_coefficients() {
+    use pathtrack::start::total_degree::TotalDegree;
+    for (family, n) in [
+        ("katsura", 6),
+        ("noon", 5),
+        ("cyclic", 6),
+        ("eco", 8),
+        ("reimer", 5),
+    ] {
+        let sys = generate(family, n).unwrap();
+        let td = TotalDegree::new(&sys, &mut pathtrack::solver::rng_for(3)).unwrap();
+        let g = td.gamma;
+        for (k, eq) in td.homotopy.equations.iter().enumerate() {
+            let d = td.degrees[k] as i32;
+            let start: Vec<C64> = eq
+                .iter()
+                .filter(|t| t.lift == 0.0)
+                .map(|t| t.coeff)
+                .collect();
+            assert_eq!(start.len(), 2, "{family}-{n} equation {k}");
+            assert!(
+                start.iter().all(|&c| c == g || c == -g),
+                "{family}-{n} equation {k}: {start:?} against γ = {g}"
+            );
+            assert!(eq.iter().any(|t| t.lift == 0.0 && t.exponents[k] == d));
+        }
+    }
+}
+
+/// [`check_start`] path by path: every path of the scaled system ends where the same path of
+/// the system as shipped ends (their homotopies are the same up to the scaling of each
+/// equation), with the same status.
+fn check_paths(family: &str, n: usize, seeds: &[u64], start: StartKind) {
+    let sys = generate(family, n).unwrap();
+    for &seed in seeds {
+        let (s0, e0) = solve_cpu(&sys, start, seed).unwrap();
+        let big = scaled(&sys, 1000 * n as u64 + seed);
+        let (s1, e1) = solve_cpu(&big, start, seed).unwrap();
+        let what = format!("{family}-{n} {} seed {seed}", s1.start);
+        assert_eq!(s1.start, start.name(), "{what}");
+        assert_eq!(
+            counts(&s1),
+            counts(&s0),
+            "{what}: scaled {s1:?}\nshipped {s0:?}"
+        );
+        assert_eq!(s1.failed, 0, "{what}");
+        assert_eq!(e0.len(), e1.len(), "{what}");
+        for (a, b) in e0.iter().zip(&e1) {
+            assert_eq!(
+                (a.path, a.status),
+                (b.path, b.status),
+                "{what}: path {}",
+                a.path
+            );
+            if b.status != Status::Nonsingular {
+                continue;
+            }
+            let (x, y) = (
+                a.coordinates.as_ref().unwrap(),
+                b.coordinates.as_ref().unwrap(),
+            );
+            assert!(
+                contained(std::slice::from_ref(y), std::slice::from_ref(x), 1e-8),
+                "{what}: path {} ends at {y:?}, shipped at {x:?}",
+                a.path
+            );
+            let r = big.relative_residual(y);
+            assert!(r < 1e-10, "{what}: path {} residual {r:.1e}", b.path);
+        }
+        let pts = |s: &Summary| -> Vec<Vec<C64>> {
+            s.solutions.iter().map(|x| x.coordinates.clone()).collect()
+        };
+        let (p0, p1) = (pts(&s0), pts(&s1));
+        assert_eq!(p0.len(), p1.len(), "{what}");
+        assert!(
+            contained(&p1, &p0, 1e-8),
+            "{what}: a scaled solution is new"
+        );
+        assert!(contained(&p0, &p1, 1e-8), "{what}: a solution is lost");
+    }
+}
+
+/// The total-degree start on the scaled families: the same paths as the system as shipped
+/// (cyclic-4's paths all end on its curves, at points that depend on the path; noon-7 and
+/// eco-8, of 2–7 s a seed on two cores, with one seed).
+#[test]
+fn scaled_systems_have_the_same_paths_from_the_total_degree_start() {
+    for (family, sizes) in [
+        ("katsura", 4..=8),
+        ("noon", 3..=6),
+        ("cyclic", 5..=6),
+        ("eco", 5..=7),
+    ] {
+        for n in sizes {
+            check_paths(family, n, &[1, 2, 3], StartKind::TotalDegree);
+        }
+    }
+    check_paths("noon", 7, &[1], StartKind::TotalDegree);
+    check_paths("eco", 8, &[2], StartKind::TotalDegree);
+}
+
+/// The m-hom start (the best partition) on the scaled families: the same paths as the
+/// system as shipped (the largest members, of 4–8 s a seed on two cores, with one seed;
+/// noon-7 and cyclic-6, whose m-hom starts are many times their terms, take 30–160 s).
+#[test]
+fn scaled_systems_have_the_same_paths_from_the_mhom_start() {
+    for (family, sizes) in [
+        ("katsura", 4..=7),
+        ("noon", 3..=5),
+        ("cyclic", 5..=5),
+        ("eco", 5..=7),
+    ] {
+        for n in sizes {
+            check_paths(family, n, &[1, 2, 3], StartKind::Mhom);
+        }
+    }
+    check_paths("katsura", 8, &[1], StartKind::Mhom);
+    check_paths("noon", 6, &[2], StartKind::Mhom);
+    check_paths("eco", 8, &[3], StartKind::Mhom);
+}

@@ -8,6 +8,56 @@ pub mod mhom;
 pub mod polyhedral;
 pub mod total_degree;
 
+/// The factor `s_k` of start equation `k` of the γ-trick homotopies (total degree and
+/// m-hom), `γ(1 − t)·s_k·g_k + t·f_k`: the smallest coefficient modulus of `f_k`, but at
+/// least `1/START_MODULUS_SPREAD` of its largest, `s = max(min_a |c_a|, max_a |c_a| / 16)`
+/// (over the nonzero finite moduli; 1 for an equation without such coefficients).
+///
+/// `s` is homogeneous of degree 1 in the coefficient moduli (`s(λ·f) = |λ|·s(f)`), so the
+/// homotopy of `λ·f_k` is `λ` times that of `f_k` for `λ > 0`, column by column: the
+/// same paths whatever factor an equation was multiplied by (and whatever power of two the
+/// equilibration left on it). With `s = 1` the start of an equation of size 1e-20 dominated
+/// until `1 − t ≈ 1e-20`: the sparse chain with its equations scaled by 10^[−30, 30] lost
+/// up to six of its ten roots from the m-hom start (chain-8). For `λ` of another phase the
+/// homotopy is that of another γ for that equation (as generic).
+///
+/// Where the moduli span at most [`polyhedral::start::START_MODULUS_SPREAD`], `s` is the
+/// smallest one, the polyhedral start's modulus ([`polyhedral::start::start_modulus`]);
+/// every shipped family but chandra has smallest modulus 1 there, and so the homotopy it
+/// always had. The floor keeps a tiny coefficient (`x² + 1e-17·x − 1`) from making the
+/// start vanish against the target ([`total_degree::start_delay`]).
+pub fn start_scale(f: &crate::system::Polynomial) -> f64 {
+    let (lo, hi) = f
+        .terms
+        .iter()
+        .map(|t| t.coeff.norm())
+        .filter(|&c| c > 0.0 && c.is_finite())
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), c| {
+            (lo.min(c), hi.max(c))
+        });
+    if hi > 0.0 {
+        lo.max(hi / polyhedral::start::START_MODULUS_SPREAD)
+    } else {
+        1.0
+    }
+}
+
+/// The start equations `g_k` multiplied by [`start_scale`]`(f_k)` of the target's.
+pub fn scaled_start(
+    target: &crate::system::System,
+    start: Vec<crate::system::Polynomial>,
+) -> Vec<crate::system::Polynomial> {
+    start
+        .into_iter()
+        .zip(&target.equations)
+        .map(|(mut g, f)| {
+            let s = start_scale(f);
+            g.terms.iter_mut().for_each(|t| t.coeff *= s);
+            g
+        })
+        .collect()
+}
+
 /// A total-degree or m-hom start is chosen when its paths are at most this many times the
 /// stable mixed volume (the root count of the polyhedral start in C^n).
 ///
@@ -133,6 +183,49 @@ pub fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The start factor is the smallest modulus within a span of 16, `max/16` beyond, 1
+    /// without coefficients, and scales with the equation: `s(λ·f) = |λ|·s(f)`.
+    #[test]
+    fn the_start_scale_is_homogeneous() {
+        use crate::system::{Polynomial, Term};
+        use num_complex::Complex64 as C64;
+        let poly = |cs: &[C64]| {
+            Polynomial::from_terms(cs.iter().enumerate().map(|(k, &c)| Term {
+                coeff: c,
+                exponents: vec![k as i32],
+            }))
+        };
+        let re = |x: f64| C64::new(x, 0.0);
+        assert_eq!(start_scale(&poly(&[re(1.0), re(-1.1), re(2.0)])), 1.0);
+        assert_eq!(start_scale(&poly(&[re(3.0), C64::new(0.0, -48.0)])), 3.0);
+        // (x − 1)^4: span 6; x² + 1e-17·x − 1: the floor
+        assert_eq!(start_scale(&poly(&[1., -4., 6., -4., 1.].map(re))), 1.0);
+        assert_eq!(
+            start_scale(&poly(&[re(-1.0), re(1e-17), re(1.0)])),
+            1.0 / 16.0
+        );
+        assert_eq!(start_scale(&poly(&[re(0.5), re(1e3)])), 1e3 / 16.0);
+        assert_eq!(start_scale(&Polynomial { terms: vec![] }), 1.0);
+        for f in [
+            poly(&[re(1.0), re(-1.1), re(2.0)]),
+            poly(&[re(-1.0), re(1e-17), re(1.0)]),
+            poly(&[re(0.5), C64::new(7.0, 1e3)]),
+        ] {
+            for lambda in [
+                C64::new(1e-20, 0.0),
+                C64::new(-3e25, 1e25),
+                C64::new(0.0, 0.3),
+            ] {
+                let g = poly(&f.terms.iter().map(|t| lambda * t.coeff).collect::<Vec<_>>());
+                let (a, b) = (start_scale(&f) * lambda.norm(), start_scale(&g));
+                assert!(
+                    (a - b).abs() <= 1e-15 * b,
+                    "{f:?} by {lambda}: {b} against {a}"
+                );
+            }
+        }
+    }
 
     /// Bézout counts close to the mixed volume choose the cheaper paths; far ones the
     /// polyhedral start; the m-hom search runs only where the total degree is too large and

@@ -1,6 +1,8 @@
-//! Total-degree start system `G_k = x_k^{d_k} − 1` and the homotopy
+//! Total-degree start system `G_k = s_k·(x_k^{d_k} − 1)` and the homotopy
 //! `H = γ(1 − t)·G + t·F` written in τ-form: `γ(1 − t)·g = γg·t^0 − γg·t^1`, so each start
-//! term gives two columns (lifts 0 and 1) and each target term one column (lift 1).
+//! term gives two columns (lifts 0 and 1) and each target term one column (lift 1). The
+//! factor `s_k` is the size of `f_k`'s coefficients ([`super::start_scale`]), so that
+//! scaling an equation scales its homotopy.
 //! Start points are the `Π d_k` tuples of roots of unity, exact at `t = 0`.
 
 use crate::error::{Error, Result};
@@ -18,20 +20,23 @@ pub struct TotalDegree {
     pub tau_delay: f64,
 }
 
-/// Sum of coefficient moduli of a target equation up to which the paths start at the
-/// solver's τ₀ (see [`start_delay`]).
+/// Sum of coefficient moduli of a target equation, relative to its start factor
+/// ([`super::start_scale`]), up to which the paths start at the solver's τ₀ (see
+/// [`start_delay`]).
 pub const START_TARGET_SIZE: f64 = 1e3;
 
 /// How much earlier (in `τ = log t`) the paths of `H = γ(1 − t)·G + t·F` start than the
-/// solver's τ₀: `ln(R / START_TARGET_SIZE)` where `R = max_k Σ_a |c_a|` bounds the target's
-/// equations on the start points' torus `|x_k| = 1`, and 0 when `R` is below
-/// [`START_TARGET_SIZE`].
+/// solver's τ₀: `ln(R / START_TARGET_SIZE)` where `R = max_k Σ_a |c_a| / s_k` bounds the
+/// target's equations on the start points' torus `|x_k| = 1` relative to their start
+/// factors `s_k` ([`super::start_scale`]), and 0 when `R` is below [`START_TARGET_SIZE`].
+/// `R` is the same for the system with any equation multiplied by a constant.
 ///
 /// The start point is a root of `G`, exact at `t = 0`; at `t₀` the root of `H` has moved by
-/// about `t₀·|F_k|/d_k` against a spacing of `2π/d_k` between the roots of `x_k^{d_k} − 1`,
-/// so the refinement at `t₀` needs `t₀·R` well below 1. `(x − 1)^28` expanded has `R = 2^28`:
-/// at the default `t₀ = e^{−16}` that is 30, and the start refinement of 3 to 6 of its 28
-/// paths failed ("start point did not converge") in every recovery round. Equations of
+/// about `t₀·|F_k|/(s_k·d_k)` against a spacing of `2π/d_k` between the roots of
+/// `x_k^{d_k} − 1`, so the refinement at `t₀` needs `t₀·R` well below 1. With unit start
+/// factors `(x − 1)^28` expanded had `R = 2^28`: at the default `t₀ = e^{−16}` that is 30,
+/// and the start refinement of 3 to 6 of its 28 paths failed ("start point did not
+/// converge") in every recovery round. Equations of
 /// moderate size (every benchmark family) keep `τ₀`, and so do targets whose terms cancel
 /// beyond double precision on that torus (`R·ε ≥ 1`, as `(x + y + 1)^40 − 1` expanded):
 /// there no path can be tracked in double, and starting them earlier only lengthened the
@@ -40,7 +45,7 @@ pub fn start_delay(system: &System) -> f64 {
     let r = system
         .equations
         .iter()
-        .map(|f| f.terms.iter().map(|t| t.coeff.norm()).sum::<f64>())
+        .map(|f| f.terms.iter().map(|t| t.coeff.norm()).sum::<f64>() / super::start_scale(f))
         .fold(0.0, f64::max);
     if r.is_finite() && r > START_TARGET_SIZE && r * f64::EPSILON < 1.0 {
         (r / START_TARGET_SIZE).ln()
@@ -90,7 +95,7 @@ impl TotalDegree {
             })
             .collect();
         Ok(TotalDegree {
-            homotopy: Homotopy::gamma_trick(system, &start, gamma),
+            homotopy: Homotopy::gamma_trick(system, &super::scaled_start(system, start), gamma),
             degrees,
             gamma,
             tau_delay: start_delay(system),

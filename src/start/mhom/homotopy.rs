@@ -1,6 +1,8 @@
 //! `solve --start mhom`: the γ-trick homotopy `γ(1 − t)·G + t·F` from the linear-product
 //! start system `G` of a variable partition (the best one found when none is given). The
-//! number of paths is the multi-homogeneous Bézout number of the partition.
+//! number of paths is the multi-homogeneous Bézout number of the partition. Start equation
+//! `k` is multiplied by the size of `f_k`'s coefficients ([`crate::start::start_scale`]), so
+//! that scaling an equation scales its homotopy.
 
 use super::{best_partition, LinearProductStart, Partition};
 use crate::error::Result;
@@ -27,7 +29,11 @@ impl MhomStart {
         };
         let start = LinearProductStart::new(system, &partition, rng)?;
         let gamma = C64::from_polar(1.0, rng.random::<f64>() * std::f64::consts::TAU);
-        let homotopy = Homotopy::gamma_trick(system, &start.expand(), gamma);
+        let homotopy = Homotopy::gamma_trick(
+            system,
+            &crate::start::scaled_start(system, start.expand()),
+            gamma,
+        );
         Ok(MhomStart {
             homotopy,
             start,
