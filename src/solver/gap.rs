@@ -178,18 +178,20 @@ pub trait Retrack {
     fn finite_with_multiplicity(&mut self) -> (u64, u64);
 }
 
-/// The gap recovery of a run short of `bound` finite roots with multiplicity: `candidates`
-/// tracked again by `run` in batches, most plausible first, within `budget` steps and
-/// `most` paths (see the module doc).
+/// The gap recovery of a run short of `bound` finite roots with multiplicity (`before`:
+/// its finite roots with multiplicity and nonsingular solutions, as
+/// [`Retrack::finite_with_multiplicity`] counts them): `candidates` tracked again by `run`
+/// in batches, most plausible first, within `budget` steps and `most` paths (see the module
+/// doc).
 pub fn recover(
     candidates: Vec<Candidate>,
     bound: u64,
-    budget: u64,
-    most: u64,
+    before: (u64, u64),
+    (budget, most): (u64, u64),
     run: &mut dyn Retrack,
 ) -> crate::error::Result<GapRecovery> {
     let clock = std::time::Instant::now();
-    let (finite, mut nonsingular) = run.finite_with_multiplicity();
+    let (finite, mut nonsingular) = before;
     let mut g = GapRecovery {
         bound,
         finite_before: finite,
@@ -326,7 +328,14 @@ mod tests {
             finite: 48,
             tracked: Vec::new(),
         };
-        let g = recover(ordered(5000), 66, u64::MAX, 1845, &mut run).unwrap();
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (u64::MAX, 1845),
+            &mut run,
+        )
+        .unwrap();
         assert_eq!((g.finite_after, g.found), (66, 18), "{g:?}");
         assert_eq!(g.stopped, "bound reached");
         assert_eq!(g.retracked, 1845, "{g:?}");
@@ -335,7 +344,14 @@ mod tests {
             tracked: Vec::new(),
             roots: vec![1, 2, 1900],
         };
-        let g = recover(ordered(5000), 66, u64::MAX, 1845, &mut run).unwrap();
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (u64::MAX, 1845),
+            &mut run,
+        )
+        .unwrap();
         assert_eq!((g.finite_after, g.retracked), (50, 1845), "{g:?}");
         assert_eq!(g.stopped, "budget spent");
     }
@@ -349,7 +365,14 @@ mod tests {
             finite: 30,
             tracked: Vec::new(),
         };
-        let g = recover(ordered(5000), 66, u64::MAX, 1845, &mut run).unwrap();
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (u64::MAX, 1845),
+            &mut run,
+        )
+        .unwrap();
         assert_eq!(g.stopped, "batches found nothing");
         assert_eq!((g.retracked, g.found), (240, 0), "{g:?}");
         assert_eq!(run.tracked, (0..240).collect::<Vec<_>>());
@@ -358,7 +381,14 @@ mod tests {
             finite: 30,
             tracked: Vec::new(),
         };
-        let g = recover(ordered(5000), 66, 4_000, 1845, &mut run).unwrap();
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (4_000, 1845),
+            &mut run,
+        )
+        .unwrap();
         assert_eq!(g.stopped, "budget spent");
         assert_eq!((g.retracked, g.steps), (48, 4_800), "{g:?}");
     }

@@ -722,7 +722,8 @@ pub fn solve(
                 counts.map(|(mv, smv)| mv.max(smv))
             }
         };
-        let (finite, _) = pool.install(|| tally.finite_with_multiplicity());
+        let before = pool.install(|| tally.finite_with_multiplicity());
+        let finite = before.0;
         if let Some(bound) = bound.filter(|&b| finite < b) {
             let budget = gap::step_budget(first_pass_steps);
             let most = gap::path_cap(paths as u64, matches!(start, Start::Poly(_)));
@@ -734,7 +735,7 @@ pub fn solve(
                 backend: &mut *backend,
                 pool: &pool,
             };
-            let mut g = gap::recover(candidates, bound, budget, most, &mut run)?;
+            let mut g = gap::recover(candidates, bound, before, (budget, most), &mut run)?;
             // The bound's computation included.
             g.seconds = clock.elapsed().as_secs_f64();
             // Recovery's suspects, found again with the re-tracked paths.
