@@ -271,12 +271,13 @@ fn cyclic7_total_degree_tracks_nothing_again_for_the_gap() {
     assert_eq!(s.root_counts["mixed_volume"], 924);
 }
 
-/// The full total-degree runs (59,049 paths, 9–11 minutes per seed on two shared cores):
+/// The full total-degree runs (59,049 paths, 9–13 minutes per seed on two shared cores):
 /// the 66 roots of the polyhedral start, nothing else finite, no failed path. The path to
 /// the root of norm 3.8e11 stops with κ = 7.8e3–2e4 (valuation 0.587–0.591), behind
-/// 510–1,030 candidates that do diverge: seeds 3–5 reach it in the gap recovery's batch of 512 (1,008
-/// paths tracked again, ~80 s), seed 2 only past two fruitless batches (at 1,031), where a
-/// recovery that has found roots goes on (`solver::gap::FRUITLESS_BATCH`).
+/// 510–1,030 candidates that do diverge: seeds 3–5 reach it in the gap recovery's batch of
+/// 512 (1,008 paths tracked again), seed 2 at 1,031, past two fruitless batches, where a
+/// recovery that has found roots goes on (`solver::gap::FRUITLESS_BATCH`; 1,845 paths
+/// tracked again, 539,213 steps).
 #[test]
 #[ignore]
 fn i1_total_degree_finds_66_roots() {

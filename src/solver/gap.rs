@@ -6,7 +6,7 @@
 //! `s ≈ |y_n*|^{1/v}` (`y_n*` the root's homogenizing coordinate, `v` the valuation of the
 //! face system it follows there). i1 (PHCpack's demo database, 66 roots, 20 of norm
 //! 5e2–3.8e11) from its total-degree start has 19–20 such paths, stopped as diverging at
-//! s ≈ 1e-8 with valuations 0.22–0.59 and κ = 90–5,300; tracked on in double-double from
+//! s ≈ 1e-8 with valuations 0.22–0.59 and κ = 90–2e4; tracked on in double-double from
 //! their checkpoints they reach their roots in 15–110 steps. The system
 //! `1e-12·x³ + xy − 1, y² − z − 1, xz² + y − 3` (12 roots, 8 of norm 1e6) loses its 8 from
 //! the polyhedral start as well: stopped at valuation 1/2 with κ ≈ 2. No test at the stop
@@ -142,7 +142,8 @@ pub fn root_bound(system: &crate::system::System, seed: u64, threads: usize) -> 
 /// and those roots' conditions spread over orders of magnitude, while the candidates
 /// between them are the many paths to singular points at infinity not yet ill-conditioned
 /// at their stop. i1 seed 2: 17 roots among the first 187 candidates by condition (κ ≤
-/// 1e3), none in the next 821, the root of norm 3.8e11 at 1,031 (κ = 2e4, valuation 0.587).
+/// 1e3), none in the next 821, the root of norm 3.8e11 at 1,031 (κ = 2e4, valuation 0.587),
+/// found in the batch that the path cap ends (1,845 paths, 539,213 steps).
 pub const FRUITLESS_BATCH: usize = 64;
 /// See [`FRUITLESS_BATCH`].
 pub const FRUITLESS_BATCHES: u32 = 2;
