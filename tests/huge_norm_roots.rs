@@ -276,12 +276,13 @@ fn cyclic7_total_degree_tracks_nothing_again_for_the_gap() {
     assert_eq!(s.root_counts["mixed_volume"], 924);
 }
 
-/// The full total-degree runs (59,049 paths, 4–8 minutes per seed on two cores): the 66
-/// roots of the polyhedral start, nothing else finite, no failed path. Seed 1 passes (the
-/// gap recovery tracked 496 of 55,324 paths at infinity again, 148,588 steps, 7 % of the
-/// run). Seed 2 does not yet: 48 → 65 of 66, its last lost path is not among the 1,008 best
-/// conditioned candidates, and two fruitless batches (256 and 512 paths) end the recovery.
-/// Seeds 3–5 not measured with the gap recovery.
+/// The full total-degree runs (59,049 paths, 9–13 minutes per seed on two shared cores):
+/// the 66 roots of the polyhedral start, nothing else finite, no failed path. The path to
+/// the root of norm 3.8e11 stops with κ = 7.8e3–2e4 (valuation 0.587–0.591), behind
+/// 510–1,030 candidates that do diverge: seeds 3–5 reach it in the gap recovery's batch of
+/// 512 (1,008 paths tracked again), seed 2 at 1,031, past two fruitless batches, where a
+/// recovery that has found roots goes on (`solver::gap::FRUITLESS_BATCH`; 1,845 paths
+/// tracked again, 539,213 steps).
 #[test]
 #[ignore]
 fn i1_total_degree_finds_66_roots() {

@@ -6,7 +6,7 @@
 //! `s ≈ |y_n*|^{1/v}` (`y_n*` the root's homogenizing coordinate, `v` the valuation of the
 //! face system it follows there). i1 (PHCpack's demo database, 66 roots, 20 of norm
 //! 5e2–3.8e11) from its total-degree start has 19–20 such paths, stopped as diverging at
-//! s ≈ 1e-8 with valuations 0.22–0.59 and κ = 90–5,300; tracked on in double-double from
+//! s ≈ 1e-8 with valuations 0.22–0.59 and κ = 90–2e4; tracked on in double-double from
 //! their checkpoints they reach their roots in 15–110 steps. The system
 //! `1e-12·x³ + xy − 1, y² − z − 1, xz² + y − 3` (12 roots, 8 of norm 1e6) loses its 8 from
 //! the polyhedral start as well: stopped at valuation 1/2 with κ ≈ 2. No test at the stop
@@ -34,9 +34,12 @@
 //!   root (nonsingular or singular), or at infinity or failed with the double-double
 //!   tracking's outcome in its reason. Its line is a recovery line (`attempt` 1).
 //! - **Budget.** Batches of growing size ([`FIRST_BATCH`], doubling), until the bound is
-//!   reached, the candidates run out, two batches in a row of [`FRUITLESS_BATCH`] paths or
-//!   more give no new nonsingular solution, the batches' steps (double and double-double) pass
-//!   [`step_budget`] of the first pass's steps, or [`path_cap`] paths were tracked.
+//!   reached, the candidates run out, the batches' steps (double and double-double) pass
+//!   [`step_budget`] of the first pass's steps, or [`path_cap`] paths were tracked; and, while
+//!   no candidate has given a new nonsingular solution, after two batches in a row of
+//!   [`FRUITLESS_BATCH`] paths or more that give none. A recovery that has found roots
+//!   goes on to its budget: the gap is (at least partly) roots of huge norm, and their paths
+//!   are spread along the order by the roots' own conditioning ([`FRUITLESS_BATCH`]).
 //!
 //! The summary's `phases.gap_recovery` says what it did. Unlike [`super::fallback`], no root
 //! of another start is handed to a path: every root found here ends its own path.
@@ -130,11 +133,17 @@ pub fn root_bound(system: &crate::system::System, seed: u64, threads: usize) -> 
 }
 
 /// [`FRUITLESS_BATCHES`] batches in a row of at least this many paths that give no new
-/// nonsingular solution end the gap recovery: the bound is not met by roots of huge norm
-/// there, but by a deficiency of the system (cyclic-8's curve, whose singular points count
-/// towards the bound until the local dimension test names them, 2,543 of 2,560 before the
-/// recovery; reimer-4's 36 roots of 120). i1 (seed 1) finds new roots in each of its batches
-/// (16, 32, 64, 128 and 256 paths); seed 2 none in its batch of 256 (48 → 65 of 66 before).
+/// nonsingular solution end a gap recovery that has found none yet: the bound is not met
+/// by roots of huge norm there, but by a deficiency of the system (cyclic-8's curve, whose
+/// singular points count towards the bound until the local dimension test names them,
+/// 2,543 of 2,560 before the recovery; reimer-4's 36 roots of 120). Once it has found a
+/// root, fruitless batches do not end it: a path to a root of huge norm stops where its
+/// condition estimate is the root's own (it follows a nonsingular point of the homotopy),
+/// and those roots' conditions spread over orders of magnitude, while the candidates
+/// between them are the many paths to singular points at infinity not yet ill-conditioned
+/// at their stop. i1 seed 2: 17 roots among the first 187 candidates by condition (κ ≤
+/// 1e3), none in the next 821, the root of norm 3.8e11 at 1,031 (κ = 2e4, valuation 0.587),
+/// found in the batch that the path cap ends (1,845 paths, 539,213 steps).
 pub const FRUITLESS_BATCH: usize = 64;
 /// See [`FRUITLESS_BATCH`].
 pub const FRUITLESS_BATCHES: u32 = 2;
@@ -155,6 +164,79 @@ pub fn plausible_order(mut candidates: Vec<Candidate>) -> Vec<u64> {
     };
     candidates.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.path.cmp(&b.path)));
     candidates.into_iter().map(|c| c.path).collect()
+}
+
+/// What the gap recovery asks of its solve.
+pub trait Retrack {
+    /// Tracks the paths `ids` (sorted) again as a recovery round of the gap recovery (see
+    /// the module doc: the first pass's tracker, the last stretch in double-double, paced),
+    /// their endpoints into the run's tally and observer; returns their steps.
+    fn retrack(&mut self, ids: &[u64]) -> crate::error::Result<u64>;
+    /// How many of `ids` end at finite points now.
+    fn finite_among(&mut self, ids: &[u64]) -> u64;
+    /// The run's finite roots with multiplicity and its nonsingular solutions now
+    /// ([`crate::report::Tally::finite_with_multiplicity`]).
+    fn finite_with_multiplicity(&mut self) -> (u64, u64);
+}
+
+/// The gap recovery of a run short of `bound` finite roots with multiplicity (`before`:
+/// its finite roots with multiplicity and nonsingular solutions, as
+/// [`Retrack::finite_with_multiplicity`] counts them): `candidates` tracked again by `run`
+/// in batches, most plausible first, within `budget` steps and `most` paths (see the module
+/// doc).
+pub fn recover(
+    candidates: Vec<Candidate>,
+    bound: u64,
+    before: (u64, u64),
+    (budget, most): (u64, u64),
+    run: &mut dyn Retrack,
+) -> crate::error::Result<GapRecovery> {
+    let clock = std::time::Instant::now();
+    let (finite, mut nonsingular) = before;
+    let mut g = GapRecovery {
+        bound,
+        finite_before: finite,
+        finite_after: finite,
+        candidates: candidates.len() as u64,
+        budget,
+        ..Default::default()
+    };
+    let mut order = plausible_order(candidates).into_iter();
+    let mut batch = FIRST_BATCH;
+    // Batches in a row that gave no new nonsingular solution, and whether any batch did.
+    let (mut fruitless, mut fruitful) = (0, false);
+    g.stopped = loop {
+        if g.finite_after >= bound {
+            break "bound reached";
+        }
+        if g.steps >= budget || g.retracked >= most {
+            break "budget spent";
+        }
+        if !fruitful && fruitless >= FRUITLESS_BATCHES {
+            break "batches found nothing";
+        }
+        let take = batch.min((most - g.retracked) as usize);
+        let mut ids: Vec<u64> = order.by_ref().take(take).collect();
+        if ids.is_empty() {
+            break "no candidate left";
+        }
+        batch *= 2;
+        ids.sort_unstable();
+        g.steps += run.retrack(&ids)?;
+        g.retracked += ids.len() as u64;
+        g.found += run.finite_among(&ids);
+        let (finite, now) = run.finite_with_multiplicity();
+        fruitful |= now > nonsingular;
+        fruitless = if ids.len() >= FRUITLESS_BATCH && now <= nonsingular {
+            fruitless + 1
+        } else {
+            0
+        };
+        (g.finite_after, nonsingular) = (finite, now);
+    }
+    .into();
+    g.seconds = clock.elapsed().as_secs_f64();
+    Ok(g)
 }
 
 /// The observer of a first pass: the candidates and the steps of its endpoints, each
@@ -201,6 +283,115 @@ mod tests {
             c(2, 90.0),
         ]);
         assert_eq!(order, vec![2, 9, 1, 3, 4]);
+    }
+
+    /// A mock run: `roots` are the candidates whose re-tracking ends at a new nonsingular
+    /// root; every re-tracked path costs 100 steps.
+    struct Mock {
+        roots: Vec<u64>,
+        finite: u64,
+        tracked: Vec<u64>,
+    }
+
+    impl Retrack for Mock {
+        fn retrack(&mut self, ids: &[u64]) -> crate::error::Result<u64> {
+            self.tracked.extend_from_slice(ids);
+            self.finite += ids.iter().filter(|p| self.roots.contains(p)).count() as u64;
+            Ok(100 * ids.len() as u64)
+        }
+        fn finite_among(&mut self, ids: &[u64]) -> u64 {
+            ids.iter().filter(|p| self.roots.contains(p)).count() as u64
+        }
+        fn finite_with_multiplicity(&mut self) -> (u64, u64) {
+            (self.finite, self.finite)
+        }
+    }
+
+    /// Candidates 0..n, path p with condition p (the order is the paths').
+    fn ordered(n: u64) -> Vec<Candidate> {
+        (0..n)
+            .map(|p| Candidate {
+                path: p,
+                valuation: 0.5,
+                condition: 1.0 + p as f64,
+            })
+            .collect()
+    }
+
+    /// i1 seed 2's shape: roots early in the order, two fruitless batches (256 and 512
+    /// paths), and the last root at 1,031; found within the path cap, and not beyond it.
+    #[test]
+    fn a_fruitful_recovery_goes_on_past_fruitless_batches() {
+        let mut roots: Vec<u64> = (0..17).map(|k| 11 * k).collect();
+        roots.push(1031);
+        let mut run = Mock {
+            roots,
+            finite: 48,
+            tracked: Vec::new(),
+        };
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (u64::MAX, 1845),
+            &mut run,
+        )
+        .unwrap();
+        assert_eq!((g.finite_after, g.found), (66, 18), "{g:?}");
+        assert_eq!(g.stopped, "bound reached");
+        assert_eq!(g.retracked, 1845, "{g:?}");
+        let mut run = Mock {
+            finite: 48,
+            tracked: Vec::new(),
+            roots: vec![1, 2, 1900],
+        };
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (u64::MAX, 1845),
+            &mut run,
+        )
+        .unwrap();
+        assert_eq!((g.finite_after, g.retracked), (50, 1845), "{g:?}");
+        assert_eq!(g.stopped, "budget spent");
+    }
+
+    /// A recovery that finds nothing stops after two fruitless batches of 64 paths or more
+    /// (16 + 32 + 64 + 128 paths), and any recovery at its step budget.
+    #[test]
+    fn a_fruitless_recovery_stops_after_two_large_batches() {
+        let mut run = Mock {
+            roots: vec![10_000],
+            finite: 30,
+            tracked: Vec::new(),
+        };
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (u64::MAX, 1845),
+            &mut run,
+        )
+        .unwrap();
+        assert_eq!(g.stopped, "batches found nothing");
+        assert_eq!((g.retracked, g.found), (240, 0), "{g:?}");
+        assert_eq!(run.tracked, (0..240).collect::<Vec<_>>());
+        let mut run = Mock {
+            roots: vec![1, 2, 3],
+            finite: 30,
+            tracked: Vec::new(),
+        };
+        let g = recover(
+            ordered(5000),
+            66,
+            run.finite_with_multiplicity(),
+            (4_000, 1845),
+            &mut run,
+        )
+        .unwrap();
+        assert_eq!(g.stopped, "budget spent");
+        assert_eq!((g.retracked, g.steps), (48, 4_800), "{g:?}");
     }
 
     #[test]

@@ -363,6 +363,58 @@ pub fn round_time_bound(start_and_first_pass_seconds: f64) -> std::time::Duratio
     std::time::Duration::from_secs_f64(start_and_first_pass_seconds.max(ROUND_TIME_FLOOR))
 }
 
+/// The gap recovery's re-tracking ([`gap::Retrack`]) through a solve's tracking closure:
+/// a recovery round (attempt 1) with the first pass's tracker, paced.
+struct GapRetrack<'a, F> {
+    track: &'a mut F,
+    tracker: &'a TrackerOptions,
+    tally: &'a mut Tally,
+    obs: &'a mut dyn Observer,
+    backend: &'a mut dyn Backend,
+    pool: &'a rayon::ThreadPool,
+}
+
+impl<F> gap::Retrack for GapRetrack<'_, F>
+where
+    F: FnMut(
+        Option<Arc<Vec<u64>>>,
+        &TrackerOptions,
+        u8,
+        bool,
+        &mut Tally,
+        &mut dyn Observer,
+        &mut dyn Backend,
+    ) -> Result<()>,
+{
+    fn retrack(&mut self, ids: &[u64]) -> Result<u64> {
+        let mut watch = gap::Watch {
+            inner: &mut *self.obs,
+            candidates: Vec::new(),
+            steps: 0,
+        };
+        (self.track)(
+            Some(Arc::new(ids.to_vec())),
+            self.tracker,
+            1,
+            true,
+            &mut *self.tally,
+            &mut watch,
+            &mut *self.backend,
+        )?;
+        Ok(watch.steps)
+    }
+
+    fn finite_among(&mut self, ids: &[u64]) -> u64 {
+        let ends = self.tally.snapshot(ids);
+        ends.iter().filter(|(_, s, _)| s.is_finite()).count() as u64
+    }
+
+    fn finite_with_multiplicity(&mut self) -> (u64, u64) {
+        let tally = &*self.tally;
+        self.pool.install(|| tally.finite_with_multiplicity())
+    }
+}
+
 /// What a caller of [`solve`] sees while it runs.
 pub trait Observer {
     /// The number of paths, once the start system is built.
@@ -670,69 +722,21 @@ pub fn solve(
                 counts.map(|(mv, smv)| mv.max(smv))
             }
         };
-        let (finite, mut nonsingular) = pool.install(|| tally.finite_with_multiplicity());
+        let before = pool.install(|| tally.finite_with_multiplicity());
+        let finite = before.0;
         if let Some(bound) = bound.filter(|&b| finite < b) {
             let budget = gap::step_budget(first_pass_steps);
             let most = gap::path_cap(paths as u64, matches!(start, Start::Poly(_)));
-            let mut g = gap::GapRecovery {
-                bound,
-                finite_before: finite,
-                finite_after: finite,
-                candidates: candidates.len() as u64,
-                budget,
-                ..Default::default()
+            let mut run = GapRetrack {
+                track: &mut track,
+                tracker: &opts.tracker,
+                tally: &mut tally,
+                obs: &mut *obs,
+                backend: &mut *backend,
+                pool: &pool,
             };
-            let mut order = gap::plausible_order(candidates).into_iter();
-            let mut batch = gap::FIRST_BATCH;
-            // Batches in a row that gave no new nonsingular solution.
-            let mut fruitless = 0;
-            g.stopped = loop {
-                if g.finite_after >= bound {
-                    break "bound reached";
-                }
-                if g.steps >= budget || g.retracked >= most {
-                    break "budget spent";
-                }
-                if fruitless >= gap::FRUITLESS_BATCHES {
-                    break "batches found nothing";
-                }
-                let take = batch.min((most - g.retracked) as usize);
-                let mut ids: Vec<u64> = order.by_ref().take(take).collect();
-                if ids.is_empty() {
-                    break "no candidate left";
-                }
-                batch *= 2;
-                ids.sort_unstable();
-                let mut watch = gap::Watch {
-                    inner: &mut *obs,
-                    candidates: Vec::new(),
-                    steps: 0,
-                };
-                track(
-                    Some(Arc::new(ids.clone())),
-                    &opts.tracker,
-                    1,
-                    true,
-                    &mut tally,
-                    &mut watch,
-                    &mut *backend,
-                )?;
-                g.steps += watch.steps;
-                g.retracked += ids.len() as u64;
-                g.found += tally
-                    .snapshot(&ids)
-                    .iter()
-                    .filter(|(_, status, _)| status.is_finite())
-                    .count() as u64;
-                let (finite, now) = pool.install(|| tally.finite_with_multiplicity());
-                fruitless = if ids.len() >= gap::FRUITLESS_BATCH && now <= nonsingular {
-                    fruitless + 1
-                } else {
-                    0
-                };
-                (g.finite_after, nonsingular) = (finite, now);
-            }
-            .into();
+            let mut g = gap::recover(candidates, bound, before, (budget, most), &mut run)?;
+            // The bound's computation included.
             g.seconds = clock.elapsed().as_secs_f64();
             // Recovery's suspects, found again with the re-tracked paths.
             first_round.take();
