@@ -79,11 +79,13 @@ pub fn mixed_volume_of(s: &Supports, seed: u64, threads: usize) -> Result<CellSt
     )))
 }
 
-/// Stable mixed volume (Huber–Sturmfels): the origin is added to every support, the
-/// origins are lifted by `big` (starting at 2^32, doubled while the exact refinement check
-/// fails) plus a random generic part, and the volumes of the cells whose coarse inner
-/// normal is `≥ 0` are summed (ties resolved as in [`mixed_volume_of`]). For generic
-/// coefficients this is the number of isolated solutions in `C^n`.
+/// Stable mixed volume (Huber–Sturmfels): the origin is added to every support that lacks
+/// it, the added origins are lifted by `big` (starting at 2^32, raised while the exact
+/// refinement check fails) plus a random generic part, every other point (a constant term
+/// of the system included) by its generic part alone, and the volumes of the cells whose
+/// coarse inner normal is `≥ 0` are summed (ties resolved as in [`mixed_volume_of`]). For
+/// generic coefficients this is the number of isolated solutions in `C^n` with
+/// multiplicity; where every support has the origin it is the mixed volume (Li–Wang).
 pub fn stable_mixed_volume_of(
     s: &Supports,
     seed: u64,
