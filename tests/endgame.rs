@@ -750,15 +750,15 @@ fn first_pass_alone(name: &str, path: u64) -> (pathtrack::report::Summary, Endpo
     (s, first.remove(0))
 }
 
-/// cyclic-9 (polyhedral, seed 1) path 3852 heads to its positive-dimensional sets at
-/// infinity with a condition growing like `s^{−3}`. Tracked until its steps underflow, then
-/// 4,000 steps in double-double from s = 3e-5 that fail, it would be put at infinity by the
-/// valuation after 4,653 steps. The tracker stops it at s ≈ 1e-2, where
-/// double precision could not reach the divergence test (`track::path::beyond_double`),
-/// with the same status.
+/// cyclic-9 (polyhedral, seed 1) path 999 heads to its positive-dimensional sets at
+/// infinity with a condition growing like `s^{−3}` (valuation 1.02). Tracked until its
+/// steps underflow, then in double-double until that fails, it would be put at infinity by
+/// the valuation after thousands of steps. The tracker stops it at s ≈ 9e-3, where double
+/// precision could not reach the divergence test (`track::path::beyond_double`), with the
+/// same status.
 #[test]
 fn a_path_beyond_double_precision_stops_early_at_infinity() {
-    let (s, e) = first_pass_alone("cyclic9", 3852);
+    let (s, e) = first_pass_alone("cyclic9", 999);
     assert_eq!((s.at_infinity, s.failed), (1, 0), "{s:?}");
     assert_eq!(e.status, Status::AtInfinity);
     let why = e.reason.as_deref().unwrap_or("");
@@ -767,16 +767,15 @@ fn a_path_beyond_double_precision_stops_early_at_infinity() {
     assert!(e.steps() < 500, "{} steps", e.steps());
 }
 
-/// cyclic-12 (polyhedral, seed 1) path 325 heads to a positive-dimensional set at infinity
-/// (valuation 0.66) slowly enough that double precision takes it to s ≈ 3e-8 (κ ≈ 4e12),
-/// where its steps underflow. Its tracking in double-double from there crawls at steps of
-/// ~s/300; left to reach the 4,000-step limit (s ≈ 3e-13), it would then be put at infinity
-/// by the valuation: 4,567 steps. On the first pass that tracking gives up after 100 steps
-/// that shrink s less than 3-fold (`track::dd::DD_PACE_STEPS`), with the same status: 667
-/// steps in all (with 400 steps and 100-fold: 967).
+/// cyclic-12 (polyhedral, seed 1) path 767 heads to a positive-dimensional set at infinity
+/// (valuation 0.67) slowly enough that double precision takes it to s ≈ 1e-8, where its
+/// steps underflow. Its tracking in double-double from there crawls; left to reach the
+/// 4,000-step limit, it would then be put at infinity by the valuation. On the first pass
+/// that tracking gives up after 100 steps that shrink s less than 3-fold
+/// (`track::dd::DD_PACE_STEPS`), with the same status: 703 steps in all.
 #[test]
 fn a_crawling_double_double_tracking_gives_up_on_the_first_pass() {
-    let (s, e) = first_pass_alone("cyclic12", 325);
+    let (s, e) = first_pass_alone("cyclic12", 767);
     assert_eq!((s.at_infinity, s.failed), (1, 0), "{s:?}");
     assert_eq!(e.status, Status::AtInfinity);
     let why = e.reason.as_deref().unwrap_or("");
