@@ -159,7 +159,7 @@ pub fn carried_to_their_end<B: Backend + ResidentTracker>(backend: B) {
 pub fn settled_to_their_end<B: Backend + ResidentTracker>(backend: B) {
     // 33 hand-overs on the CPU (32 the tail), 46 when these go to the host
     let only = Some((41000..41500).collect());
-    few_hand_overs(backend, "cyclic12", only, (332, 0, 168, 0), 5);
+    few_hand_overs(backend, "cyclic12", only, (416, 0, 84, 0), 5);
 }
 
 /// The shipped system `name` (polyhedral, seed 1), the paths `only`, on `backend`: its
