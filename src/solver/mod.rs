@@ -709,11 +709,8 @@ pub fn solve(
             (_, Some(b)) => Some(b),
             _ => {
                 let counts = pool.install(|| gap::root_bound(system, opts.seed, opts.threads));
-                // A stable mixed volume below the mixed volume is an undercount (i1: 41
-                // against 66) and is not shown.
                 if let Some((mv, smv)) = counts {
-                    let shown = [("mixed_volume", mv), ("stable_mixed_volume", smv)];
-                    for (key, v) in shown.into_iter().filter(|&(_, v)| v >= mv) {
+                    for (key, v) in [("mixed_volume", mv), ("stable_mixed_volume", smv)] {
                         root_counts
                             .entry(key)
                             .or_insert(crate::report::count_value(v));
