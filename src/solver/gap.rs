@@ -141,9 +141,10 @@ pub fn root_bound(system: &crate::system::System, seed: u64, threads: usize) -> 
 /// condition estimate is the root's own (it follows a nonsingular point of the homotopy),
 /// and those roots' conditions spread over orders of magnitude, while the candidates
 /// between them are the many paths to singular points at infinity not yet ill-conditioned
-/// at their stop. i1 seed 2: 17 roots among the first 187 candidates by condition (κ ≤
-/// 1e3), none in the next 821, the root of norm 3.8e11 at 1,031 (κ = 2e4, valuation 0.587),
-/// found in the batch that the path cap ends (1,845 paths, 539,213 steps).
+/// at their stop. i1 from a total-degree start with unit start coefficients, seed 2: 17
+/// roots among the first 187 candidates by condition (κ ≤ 1e3), none in the next 821, the
+/// root of norm 3.8e11 at 1,031 (κ = 2e4, valuation 0.587), found in the batch that the
+/// path cap ends (1,845 paths, 539,213 steps).
 pub const FRUITLESS_BATCH: usize = 64;
 /// See [`FRUITLESS_BATCH`].
 pub const FRUITLESS_BATCHES: u32 = 2;
