@@ -27,19 +27,9 @@ pub mod total_degree;
 /// always had. The floor keeps a tiny coefficient (`x² + 1e-17·x − 1`) from making the
 /// start vanish against the target ([`total_degree::start_delay`]).
 pub fn start_scale(f: &crate::system::Polynomial) -> f64 {
-    let (lo, hi) = f
-        .terms
-        .iter()
-        .map(|t| t.coeff.norm())
-        .filter(|&c| c > 0.0 && c.is_finite())
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), c| {
-            (lo.min(c), hi.max(c))
-        });
-    if hi > 0.0 {
+    f.coeff_moduli().map_or(1.0, |(lo, hi)| {
         lo.max(hi / polyhedral::start::START_MODULUS_SPREAD)
-    } else {
-        1.0
-    }
+    })
 }
 
 /// The start equations `g_k` multiplied by [`start_scale`]`(f_k)` of the target's.

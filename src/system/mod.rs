@@ -123,17 +123,21 @@ impl Polynomial {
     /// `λ·f` has `|λ|` times `f`'s (the polyhedral start's coefficient modulus,
     /// `start::polyhedral::start::start_modulus`).
     pub fn min_coeff(&self) -> f64 {
-        let m = self
+        self.coeff_moduli().map_or(1.0, |(lo, _)| lo)
+    }
+
+    /// The smallest and largest nonzero finite coefficient moduli, `None` when there is
+    /// none.
+    pub fn coeff_moduli(&self) -> Option<(f64, f64)> {
+        let (lo, hi) = self
             .terms
             .iter()
             .map(|t| t.coeff.norm())
             .filter(|&c| c > 0.0 && c.is_finite())
-            .fold(f64::INFINITY, f64::min);
-        if m.is_finite() {
-            m
-        } else {
-            1.0
-        }
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), c| {
+                (lo.min(c), hi.max(c))
+            });
+        (hi > 0.0).then_some((lo, hi))
     }
 
     /// The equation's size at `x`: `max_a |c_a| + Σ_a |c_a·x^a|`. A residual relative to
@@ -248,21 +252,11 @@ impl System {
             .equations
             .iter()
             .map(|f| {
-                let (lo, hi) = f
-                    .terms
-                    .iter()
-                    .map(|t| t.coeff.norm())
-                    .filter(|&c| c > 0.0 && c.is_finite())
-                    .fold((f64::INFINITY, 0.0f64), |(lo, hi), c| {
-                        (lo.min(c), hi.max(c))
-                    });
                 let band = EQUATION_SCALE_BAND.exp2();
-                if hi > 0.0 && hi < 1.0 / band {
-                    hi.log2().round() as i32
-                } else if lo.is_finite() && lo > band {
-                    lo.log2().round() as i32
-                } else {
-                    0
+                match f.coeff_moduli() {
+                    Some((_, hi)) if hi < 1.0 / band => hi.log2().round() as i32,
+                    Some((lo, _)) if lo > band => lo.log2().round() as i32,
+                    _ => 0,
                 }
             })
             .collect();
