@@ -96,17 +96,22 @@ fn check_start(family: &str, n: usize, seeds: &[u64], start: StartKind) {
                 "{what}: the relative residual depends on the scaling: {r:.2e} against {r0:.2e}"
             );
         }
-        let pts = |s: &Summary| -> Vec<Vec<C64>> {
-            s.solutions.iter().map(|x| x.coordinates.clone()).collect()
-        };
-        let (p0, p1) = (pts(&s0), pts(&s1));
-        assert_eq!(p0.len(), p1.len(), "{what}");
-        assert!(
-            contained(&p1, &p0, 1e-8),
-            "{what}: a scaled solution is new"
-        );
-        assert!(contained(&p0, &p1, 1e-8), "{what}: a solution is lost");
+        same_solutions(&s0, &s1, &what);
     }
+}
+
+/// The distinct solutions of the scaled run `s1` are those of `s0`, and no more.
+fn same_solutions(s0: &Summary, s1: &Summary, what: &str) {
+    let pts = |s: &Summary| -> Vec<Vec<C64>> {
+        s.solutions.iter().map(|x| x.coordinates.clone()).collect()
+    };
+    let (p0, p1) = (pts(s0), pts(s1));
+    assert_eq!(p0.len(), p1.len(), "{what}");
+    assert!(
+        contained(&p1, &p0, 1e-8),
+        "{what}: a scaled solution is new"
+    );
+    assert!(contained(&p0, &p1, 1e-8), "{what}: a solution is lost");
 }
 
 #[test]
@@ -383,16 +388,7 @@ fn check_paths(family: &str, n: usize, seeds: &[u64], start: StartKind) {
             let r = big.relative_residual(y);
             assert!(r < 1e-10, "{what}: path {} residual {r:.1e}", b.path);
         }
-        let pts = |s: &Summary| -> Vec<Vec<C64>> {
-            s.solutions.iter().map(|x| x.coordinates.clone()).collect()
-        };
-        let (p0, p1) = (pts(&s0), pts(&s1));
-        assert_eq!(p0.len(), p1.len(), "{what}");
-        assert!(
-            contained(&p1, &p0, 1e-8),
-            "{what}: a scaled solution is new"
-        );
-        assert!(contained(&p0, &p1, 1e-8), "{what}: a solution is lost");
+        same_solutions(&s0, &s1, &what);
     }
 }
 

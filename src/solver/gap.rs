@@ -319,41 +319,31 @@ mod tests {
             .collect()
     }
 
+    /// [`recover`] over 5,000 candidates in order of condition, bound 66, against a mock
+    /// whose finite count starts at `finite` and whose paths `roots` are roots; `limits`:
+    /// (step budget, path cap).
+    fn recover_mock(roots: Vec<u64>, finite: u64, limits: (u64, u64)) -> (GapRecovery, Mock) {
+        let mut run = Mock {
+            roots,
+            finite,
+            tracked: Vec::new(),
+        };
+        let before = run.finite_with_multiplicity();
+        let g = recover(ordered(5000), 66, before, limits, &mut run).unwrap();
+        (g, run)
+    }
+
     /// i1 seed 2's shape: roots early in the order, two fruitless batches (256 and 512
     /// paths), and the last root at 1,031; found within the path cap, and not beyond it.
     #[test]
     fn a_fruitful_recovery_goes_on_past_fruitless_batches() {
         let mut roots: Vec<u64> = (0..17).map(|k| 11 * k).collect();
         roots.push(1031);
-        let mut run = Mock {
-            roots,
-            finite: 48,
-            tracked: Vec::new(),
-        };
-        let g = recover(
-            ordered(5000),
-            66,
-            run.finite_with_multiplicity(),
-            (u64::MAX, 1845),
-            &mut run,
-        )
-        .unwrap();
+        let (g, _) = recover_mock(roots, 48, (u64::MAX, 1845));
         assert_eq!((g.finite_after, g.found), (66, 18), "{g:?}");
         assert_eq!(g.stopped, "bound reached");
         assert_eq!(g.retracked, 1845, "{g:?}");
-        let mut run = Mock {
-            finite: 48,
-            tracked: Vec::new(),
-            roots: vec![1, 2, 1900],
-        };
-        let g = recover(
-            ordered(5000),
-            66,
-            run.finite_with_multiplicity(),
-            (u64::MAX, 1845),
-            &mut run,
-        )
-        .unwrap();
+        let (g, _) = recover_mock(vec![1, 2, 1900], 48, (u64::MAX, 1845));
         assert_eq!((g.finite_after, g.retracked), (50, 1845), "{g:?}");
         assert_eq!(g.stopped, "budget spent");
     }
@@ -362,35 +352,11 @@ mod tests {
     /// (16 + 32 + 64 + 128 paths), and any recovery at its step budget.
     #[test]
     fn a_fruitless_recovery_stops_after_two_large_batches() {
-        let mut run = Mock {
-            roots: vec![10_000],
-            finite: 30,
-            tracked: Vec::new(),
-        };
-        let g = recover(
-            ordered(5000),
-            66,
-            run.finite_with_multiplicity(),
-            (u64::MAX, 1845),
-            &mut run,
-        )
-        .unwrap();
+        let (g, run) = recover_mock(vec![10_000], 30, (u64::MAX, 1845));
         assert_eq!(g.stopped, "batches found nothing");
         assert_eq!((g.retracked, g.found), (240, 0), "{g:?}");
         assert_eq!(run.tracked, (0..240).collect::<Vec<_>>());
-        let mut run = Mock {
-            roots: vec![1, 2, 3],
-            finite: 30,
-            tracked: Vec::new(),
-        };
-        let g = recover(
-            ordered(5000),
-            66,
-            run.finite_with_multiplicity(),
-            (4_000, 1845),
-            &mut run,
-        )
-        .unwrap();
+        let (g, _) = recover_mock(vec![1, 2, 3], 30, (4_000, 1845));
         assert_eq!(g.stopped, "budget spent");
         assert_eq!((g.retracked, g.steps), (48, 4_800), "{g:?}");
     }
