@@ -16,6 +16,7 @@
 //! A bridged tracking that stalls again has its own tail, which may hand over again (at
 //! most [`BRIDGES_MAX`] bridges per path).
 
+use super::cost::Part;
 use super::{Endpoint, Refiner, Status};
 use crate::eval::EvalLayout;
 use crate::homotopy::Homotopy;
@@ -98,6 +99,10 @@ impl Refiner<'_> {
     /// got stuck is bridged (module doc): from each point its tails handed over in turn,
     /// at most [`BRIDGES_MAX`] times.
     pub fn process(&self, end: PathEnd) -> Endpoint {
+        self.cost.time(Part::Total, || self.process_bridged(end))
+    }
+
+    fn process_bridged(&self, end: PathEnd) -> Endpoint {
         let (path, lifts) = (end.path, end.lifts.clone());
         let mut ep = self.process_end(end);
         let Some(bridge) = &self.bridge else {
@@ -119,13 +124,16 @@ impl Refiner<'_> {
                 lifts: lifts.clone(),
                 steps: (ep.accepted, ep.rejected),
             };
-            let Ok(Some(end)) = track_alone(
-                &bridge.layout,
-                &bridge.homotopy,
-                &bridge.opts,
-                start,
-                &|| true,
-            ) else {
+            let tracked = self.cost.time(Part::Bridge, || {
+                track_alone(
+                    &bridge.layout,
+                    &bridge.homotopy,
+                    &bridge.opts,
+                    start,
+                    &|| true,
+                )
+            });
+            let Ok(Some(end)) = tracked else {
                 break;
             };
             let mut next = self.process_end(end);

@@ -4,6 +4,7 @@
 pub mod affine;
 pub mod bridge;
 pub mod cluster_split;
+pub mod cost;
 pub mod dd_newton;
 pub mod dedup;
 pub mod local_dimension;
@@ -15,7 +16,9 @@ use crate::eval::{cpu as eval_cpu, EvalLayout, Points};
 use crate::homotopy::Homotopy;
 use crate::system::System;
 use crate::track::dd::track_near_one;
+use crate::track::path::settled_valuation;
 use crate::track::{PathEnd, TrackCode};
+use cost::Part;
 use num_complex::Complex64 as C64;
 use serde::Serialize;
 
@@ -193,6 +196,8 @@ pub struct Refiner<'a> {
     /// Solutions are sought in `(C*)^n` (`--torus`): singular endpoints with a zero
     /// coordinate are [`Status::OutsideTorus`].
     pub torus: bool,
+    /// Seconds and calls by part of the refinement ([`cost`]).
+    pub cost: std::sync::Arc<cost::RefineCost>,
 }
 
 impl<'a> Refiner<'a> {
@@ -216,6 +221,7 @@ impl<'a> Refiner<'a> {
             attempt: 0,
             paced: false,
             torus: false,
+            cost: Default::default(),
         }
     }
 
@@ -244,7 +250,9 @@ impl<'a> Refiner<'a> {
         };
         // The first pass gives up on crawling paths; recovery rounds track them to the end.
         let pace = self.attempt == 0 || self.paced;
-        let r = track_near_one(hom, lifts, y0, *tau0, self.tau_end, eta, pace);
+        let r = self.cost.time(Part::DdTail, || {
+            track_near_one(hom, lifts, y0, *tau0, self.tau_end, eta, pace)
+        });
         ep.accepted += r.accepted;
         ep.rejected += r.rejected;
         let Some(y) = self.finish_dd_from(ep, &r.y, Some(r.y_dd)) else {
@@ -277,6 +285,17 @@ impl<'a> Refiner<'a> {
     /// Projective Newton on the target system; returns the last correction norm and the
     /// direction matrix's condition number at the final point.
     fn newton(&self, y: &mut [C64], iters: usize) -> Newton {
+        let (eta, ratio) = self.cost.time(Part::Newton, || self.newton_steps(y, iters));
+        Newton {
+            eta,
+            ratio,
+            cond: self.condition(y),
+        }
+    }
+
+    /// The iterations of [`Self::newton`]: the last correction norm and the ratio of the
+    /// last two.
+    fn newton_steps(&self, y: &mut [C64], iters: usize) -> (f64, f64) {
         let n = self.layout.n;
         let nh = n + 1;
         let mut scratch = eval_cpu::Scratch::default();
@@ -319,11 +338,7 @@ impl<'a> Refiner<'a> {
                 break;
             }
         }
-        Newton {
-            eta: last,
-            ratio,
-            cond: self.condition(y),
-        }
+        (last, ratio)
     }
 
     /// Singular-value condition number of `[J_y; y*]` at the unit point `y`, with equation
@@ -354,6 +369,11 @@ impl<'a> Refiner<'a> {
     /// [`Self::condition`]; `absolute_rows`: also with rows scaled by their absolute
     /// derivatives above [`ABS_ROW_COND`].
     fn condition_with(&self, y: &[C64], absolute_rows: bool) -> f64 {
+        self.cost
+            .time(Part::Condition, || self.condition_untimed(y, absolute_rows))
+    }
+
+    fn condition_untimed(&self, y: &[C64], absolute_rows: bool) -> f64 {
         let nh = self.layout.nh;
         let mut a = vec![C64::new(0.0, 0.0); nh * nh];
         let mut abs_row = vec![0.0f64; nh];
@@ -466,10 +486,10 @@ impl<'a> Refiner<'a> {
     ) -> Option<Vec<C64>> {
         let dd = self.dd.as_ref()?;
         let tracked_dd = y_dd.is_some();
-        let r = match y_dd {
+        let r = self.cost.time(Part::DdNewton, || match y_dd {
             Some(start) => dd.newton_dd(start),
             None => dd.newton(y),
-        };
+        });
         let yn =
             |v: &[C64]| v[v.len() - 1].norm() / v.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
         let (a, b) = (yn(y), yn(&r.y));
@@ -704,7 +724,19 @@ impl<'a> Refiner<'a> {
                 // path 214's root, and both were re-tracked in recovery, ~0.25 s after the
                 // tracker on the GPU. A few paths per run (1–2 on chandra-12, 5 on
                 // chandra-13); paths that do diverge find no root and cost nothing more.
-                let refined = if self.attempt > 0 || stalled {
+                // On the first pass a stalled path whose valuation has settled
+                // ([`settled_valuation`]: three agreeing estimates above 2·VALUATION_TOL) is
+                // treated as one stopped as diverging: Newton in double-double first, and its
+                // tail only where that finds a root. Its tail would crawl towards a
+                // positive-dimensional set at infinity and give up (cyclic-12 on the H200:
+                // 35,363 tails took 379 s of the refinement threads' 663; with this rule 7,619
+                // took 226 s, and the counts are the same); paths to roots of
+                // huge norm wander in their valuations until they reach them, and recovery
+                // rounds track every path they take in double-double.
+                let settled = self.attempt == 0
+                    && stalled
+                    && settled_valuation(&end.samples, self.tau_end).is_some();
+                let refined = if self.attempt > 0 || (stalled && !settled) {
                     self.finish_near_one(&mut ep, checkpoint, lifts)
                         .or_else(|| self.finish_dd(&mut ep, &y))
                 } else {
@@ -809,8 +841,9 @@ impl<'a> Refiner<'a> {
                         let (x, residual) = self.affine(&y);
                         ep.condition = self.condition(&y);
                         let full_rank = || {
-                            numerical_rank(self.system, &x, singular_rank_tol(ep.accuracy))
-                                == self.system.n()
+                            self.cost.time(Part::Condition, || {
+                                numerical_rank(self.system, &x, singular_rank_tol(ep.accuracy))
+                            }) == self.system.n()
                         };
                         let cluster = if residual >= RESIDUAL_TOL.sqrt() {
                             None
@@ -907,7 +940,8 @@ impl<'a> Refiner<'a> {
             ep.rank = Some(if ep.refined_dd {
                 self.system.n()
             } else {
-                numerical_rank(self.system, x, tol)
+                self.cost
+                    .time(Part::Condition, || numerical_rank(self.system, x, tol))
             });
         }
         if self.torus

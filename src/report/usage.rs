@@ -23,6 +23,11 @@ pub struct Usage {
     /// and `exited` for threads that ended during the phase. Linux only; empty elsewhere.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub host_threads: BTreeMap<String, f64>,
+    /// The endpoints' refinement by part (`total`, `newton`, `condition`, `dd_newton`,
+    /// `dd_tail`, `bridge`): seconds summed over the refinement threads, and calls
+    /// ([`crate::post::cost`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub refine_parts: BTreeMap<String, crate::post::cost::PartCost>,
 }
 
 /// Measures a phase from [`UsageMeter::start`] to [`UsageMeter::finish`].
@@ -70,6 +75,7 @@ impl UsageMeter {
             host_cores: if wall > 0.0 { cpu / wall } else { 0.0 },
             gpu_busy_percent: self.gpu.and_then(BusySampler::finish),
             host_threads,
+            refine_parts: BTreeMap::new(),
         }
     }
 }

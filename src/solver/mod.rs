@@ -578,6 +578,7 @@ pub fn solve(
     refiner.torus = opts.torus;
     refiner.track_near_one(start.homotopy());
     refiner.bridge_in_double(start.homotopy(), &opts.tracker);
+    let refine_cost = refiner.cost.clone();
     let mut tally = Tally::default();
     opts.plan.done().iter().for_each(|e| tally.add(e));
     let mut attempt = 0u8;
@@ -677,6 +678,7 @@ pub fn solve(
     }
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
+    phases.tracking_usage.refine_parts = refine_cost.take();
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     // Each re-tracked path's endpoint before its first re-tracking.

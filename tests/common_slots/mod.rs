@@ -155,11 +155,18 @@ pub fn carried_to_their_end<B: Backend + ResidentTracker>(backend: B) {
 /// would end them; only the tail of the batch goes to the host. Sent to the host instead
 /// (46 hand-overs on the CPU, 14 outside the tail, 13 of them these), they are tracked
 /// again from where the mode went back to and stopped the same way. The counts are the same
-/// either way.
+/// either way. Refined, they are put at infinity without a tail in double-double from their
+/// checkpoint, which would crawl and give up.
 pub fn settled_to_their_end<B: Backend + ResidentTracker>(backend: B) {
     // 33 hand-overs on the CPU (32 the tail), 46 when these go to the host
     let only = Some((41000..41500).collect());
-    few_hand_overs(backend, "cyclic12", only, (416, 0, 84, 0), 5);
+    let s = few_hand_overs(backend, "cyclic12", only, (416, 0, 84, 0), 5);
+    // Their refinement puts them at infinity without a tail in double-double
+    // (`post::Refiner::process_end`): 5 tails on the CPU, 48 when every stalled path has one.
+    let parts = &s.phases.tracking_usage.refine_parts;
+    let tails = parts.get("dd_tail").map_or(0, |p| p.calls);
+    assert!(tails <= 10, "{tails} tails in double-double: {parts:?}");
+    assert_eq!(parts["total"].calls, 500, "{parts:?}");
 }
 
 /// The shipped system `name` (polyhedral, seed 1), the paths `only`, on `backend`: its
@@ -171,7 +178,7 @@ fn few_hand_overs<B: Backend + ResidentTracker>(
     only: Option<Vec<u64>>,
     counts: (u64, u64, u64, u64),
     beyond_tail: u64,
-) {
+) -> pathtrack::report::Summary {
     let (s, x) = solve_shipped(name, backend, only, &mut |_: &Endpoint| {});
     let tail = pathtrack::track::resident::TAIL as u64;
     eprintln!("{}: slot exits {x:?}", s.backend);
@@ -181,6 +188,7 @@ fn few_hand_overs<B: Backend + ResidentTracker>(
         "{s:?}"
     );
     assert!(x.continued <= tail + beyond_tail, "{x:?}");
+    s
 }
 
 /// The shipped system `name` (polyhedral, seed 1) on `backend`, the paths `only` (all with
