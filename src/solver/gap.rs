@@ -38,7 +38,8 @@
 //!   [`step_budget`] of the first pass's steps, or [`path_cap`] paths were tracked; and, while
 //!   no candidate has given a new nonsingular solution, after two batches in a row of
 //!   [`FRUITLESS_BATCH`] paths or more that give none, once the candidates stopped at a
-//!   well-conditioned point ([`FRUITLESS_COND`]) were all tracked again. A recovery that has found roots
+//!   well-conditioned point ([`FRUITLESS_COND`], total-degree and m-hom starts) were all
+//!   tracked again. A recovery that has found roots
 //!   goes on to its budget: the gap is (at least partly) roots of huge norm, and their paths
 //!   are spread along the order by the roots' own conditioning ([`FRUITLESS_BATCH`]).
 //!
@@ -157,7 +158,19 @@ pub const FRUITLESS_BATCHES: u32 = 2;
 /// s ≈ 1e-8 (valuation 0.126–0.128, the face they follow down to s ≈ 1e-11) with κ = 16–26,
 /// at places 463–882 of 37,595 candidates, behind paths to infinity with κ ≥ 2.3; two
 /// fruitless batches (240 paths) had ended the recovery without them.
+/// Total-degree and m-hom starts only ([`fruitless_cond`]): a polyhedral start's paths
+/// diverge only where the coefficients are special, and its candidates are few.
 pub const FRUITLESS_COND: f64 = 1e2;
+
+/// The condition up to which the candidates are all tracked again before fruitless batches
+/// may end a recovery ([`FRUITLESS_COND`]); none for a polyhedral start.
+pub fn fruitless_cond(polyhedral: bool) -> f64 {
+    if polyhedral {
+        0.0
+    } else {
+        FRUITLESS_COND
+    }
+}
 
 /// The candidates' paths, most finite-looking first: by the condition estimate at the stop,
 /// smallest first (NaN last; ties by path). A path to a finite root stays near a
@@ -200,6 +213,7 @@ pub fn recover(
     bound: u64,
     before: (u64, u64),
     (budget, most): (u64, u64),
+    wait_cond: f64,
     run: &mut dyn Retrack,
 ) -> crate::error::Result<GapRecovery> {
     let clock = std::time::Instant::now();
@@ -215,7 +229,7 @@ pub fn recover(
     // The candidates first in the order that the fruitless batches may not end it before.
     let well_conditioned = candidates
         .iter()
-        .filter(|c| c.condition <= FRUITLESS_COND)
+        .filter(|c| c.condition <= wait_cond)
         .count() as u64;
     let mut order = plausible_order(candidates).into_iter();
     let mut batch = FIRST_BATCH;
@@ -344,7 +358,7 @@ mod tests {
             tracked: Vec::new(),
         };
         let before = run.finite_with_multiplicity();
-        let g = recover(ordered(5000), 66, before, limits, &mut run).unwrap();
+        let g = recover(ordered(5000), 66, before, limits, FRUITLESS_COND, &mut run).unwrap();
         (g, run)
     }
 
@@ -394,9 +408,33 @@ mod tests {
             tracked: Vec::new(),
         };
         let before = run.finite_with_multiplicity();
-        let g = recover(candidates, 2560, before, (u64::MAX, 1260), &mut run).unwrap();
+        let g = recover(
+            candidates.clone(),
+            2560,
+            before,
+            (u64::MAX, 1260),
+            fruitless_cond(false),
+            &mut run,
+        )
+        .unwrap();
         assert_eq!((g.found, g.finite_after), (3, 2546), "{g:?}");
         assert_eq!((g.retracked, g.stopped.as_str()), (1260, "budget spent"));
+        // A polyhedral start's recovery does not wait.
+        let mut run = Mock {
+            roots: vec![463, 473, 882],
+            finite: 2543,
+            tracked: Vec::new(),
+        };
+        let g = recover(
+            candidates,
+            2560,
+            before,
+            (u64::MAX, 1260),
+            fruitless_cond(true),
+            &mut run,
+        )
+        .unwrap();
+        assert_eq!((g.found, g.retracked), (0, 240), "{g:?}");
     }
 
     #[test]
