@@ -32,7 +32,7 @@ pub const DD_YN_FACTOR: f64 = 10.0;
 pub const RESIDUAL_TOL: f64 = 1e-8;
 
 /// Seed of the local dimension test's hyperplanes in [`on_a_component`] (with the path id).
-const COMPONENT_SEED: u64 = 0x5eed_0f_dd;
+const COMPONENT_SEED: u64 = 0x5eed_0fdd;
 
 /// At or above this condition estimate in double-double a root is known only to
 /// `κ·1e-32 ≥ 1e-16`: no better than in double (see [`unproven_in_dd`]).
