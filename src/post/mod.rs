@@ -34,6 +34,41 @@ pub const DD_YN_FACTOR: f64 = 10.0;
 /// A nonsingular endpoint must have a relative residual below this.
 pub const RESIDUAL_TOL: f64 = 1e-8;
 
+/// Seed of the local dimension test's hyperplanes in [`on_a_component`] (with the path id).
+const COMPONENT_SEED: u64 = 0x5eed_0fdd;
+
+/// At or above this condition estimate in double-double a root is known only to
+/// `κ·1e-32 ≥ 1e-16`: no better than in double (see [`unproven_in_dd`]).
+pub const DD_UNRESOLVED_COND: f64 = 1e16;
+
+/// Whether a nonsingular verdict of Newton in double-double does not stand on its
+/// corrections alone: they never showed quadratic convergence
+/// ([`dd_newton::DdNewton::settled`] only), the condition estimate in double-double is at
+/// least [`DD_UNRESOLVED_COND`], and the condition in double (`condition`,
+/// [`Refiner::condition`]) at least [`NEWTON_COND_MAX`] or not a number. There a point of
+/// a positive-dimensional component passes as well as a root: cyclic-8's nodes of its
+/// curve (total-degree start, seeds 2–4: points like `(a, −a, −a, b, a, −a, −b, a)·i`,
+/// tracked to t = 1 in double-double) settle with corrections 2e-12, 1e-12, 5e-13, 2e-13,
+/// then noise near 1e-14, at κ_dd = 7e17–5e20 and κ = ∞ in double; and so would a root of
+/// that condition. Restarting Newton 1e-28 away does not tell them apart (one of the nodes
+/// stands three such restarts); [`on_a_component`] does.
+pub fn unproven_in_dd(r: &dd_newton::DdNewton, condition: f64) -> bool {
+    !r.converged()
+        && r.cond_dd >= DD_UNRESOLVED_COND
+        && (condition >= NEWTON_COND_MAX || condition.is_nan())
+}
+
+/// The local dimension test at `x` as at a point reached by one path
+/// ([`local_dimension::sample_nearby`], hyperplanes drawn from `path`): a point of `V(F)`
+/// found near `x` puts it on a positive-dimensional component; an isolated root, however
+/// ill-conditioned, has none (its residual on a hyperplane at distance δ ≥ 1e-3 stays
+/// near `δ²` and above).
+pub fn on_a_component(system: &System, x: &[C64], path: u64) -> bool {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(COMPONENT_SEED ^ path);
+    local_dimension::sample_nearby(system, x, 1, &mut rng).is_some()
+}
+
 /// Below this `|y_n|` (affine norm above 1,000) at t = 1, a path whose endgame samples show a
 /// positive valuation has diverged; above it, a point with a residual at a solution's level
 /// is a (singular) point of the target system however its samples moved.
@@ -511,7 +546,7 @@ impl<'a> Refiner<'a> {
         {
             return None;
         }
-        let x = r.x?;
+        let x = r.x.clone()?;
         // A genuine root: Newton's corrections shrink quadratically towards it AND its affine
         // residual is small (on cyclic-10, Newton from points near infinity met the first test
         // at norms 1e11–1e14 with relative residuals 0.5: not roots).
@@ -519,9 +554,13 @@ impl<'a> Refiner<'a> {
         if residual >= RESIDUAL_TOL {
             return None;
         }
+        let condition = self.condition(&r.y);
+        if unproven_in_dd(&r, condition) && on_a_component(self.system, &x, ep.path) {
+            return None;
+        }
         ep.residual = residual;
         ep.coordinates = Some(x);
-        ep.condition = self.condition(&r.y);
+        ep.condition = condition;
         ep.refined_dd = true;
         ep.status = Status::Nonsingular;
         Some(r.y)

@@ -37,7 +37,9 @@
 //!   reached, the candidates run out, the batches' steps (double and double-double) pass
 //!   [`step_budget`] of the first pass's steps, or [`path_cap`] paths were tracked; and, while
 //!   no candidate has given a new nonsingular solution, after two batches in a row of
-//!   [`FRUITLESS_BATCH`] paths or more that give none. A recovery that has found roots
+//!   [`FRUITLESS_BATCH`] paths or more that give none, once the candidates stopped at a
+//!   well-conditioned point ([`FRUITLESS_COND`], total-degree and m-hom starts) were all
+//!   tracked again. A recovery that has found roots
 //!   goes on to its budget: the gap is (at least partly) roots of huge norm, and their paths
 //!   are spread along the order by the roots' own conditioning ([`FRUITLESS_BATCH`]).
 //!
@@ -148,6 +150,27 @@ pub fn root_bound(system: &crate::system::System, seed: u64, threads: usize) -> 
 pub const FRUITLESS_BATCH: usize = 64;
 /// See [`FRUITLESS_BATCH`].
 pub const FRUITLESS_BATCHES: u32 = 2;
+/// Fruitless batches end a recovery only once the candidates stopped at a condition
+/// estimate up to this were tracked again (or the budget is spent): such a stop is a
+/// nonsingular point of the homotopy, where a path to a finite root may be (while one to a
+/// singular point at infinity grows ill-conditioned). Cyclic-8 from the total-degree start,
+/// seed 1: 11 roots of norm 15.7 (κ ≈ 400) are reached by paths stopped as diverging at
+/// s ≈ 1e-8 (valuation 0.126–0.128, the face they follow down to s ≈ 1e-11) with κ = 16–26,
+/// at places 463–882 of 37,595 candidates, behind paths to infinity with κ ≥ 2.3; two
+/// fruitless batches (240 paths) had ended the recovery without them.
+/// Total-degree and m-hom starts only ([`fruitless_cond`]): a polyhedral start's paths
+/// diverge only where the coefficients are special, and its candidates are few.
+pub const FRUITLESS_COND: f64 = 1e2;
+
+/// The condition up to which the candidates are all tracked again before fruitless batches
+/// may end a recovery ([`FRUITLESS_COND`]); none for a polyhedral start.
+pub fn fruitless_cond(polyhedral: bool) -> f64 {
+    if polyhedral {
+        0.0
+    } else {
+        FRUITLESS_COND
+    }
+}
 
 /// The candidates' paths, most finite-looking first: by the condition estimate at the stop,
 /// smallest first (NaN last; ties by path). A path to a finite root stays near a
@@ -190,6 +213,7 @@ pub fn recover(
     bound: u64,
     before: (u64, u64),
     (budget, most): (u64, u64),
+    wait_cond: f64,
     run: &mut dyn Retrack,
 ) -> crate::error::Result<GapRecovery> {
     let clock = std::time::Instant::now();
@@ -202,6 +226,11 @@ pub fn recover(
         budget,
         ..Default::default()
     };
+    // The candidates first in the order that the fruitless batches may not end it before.
+    let well_conditioned = candidates
+        .iter()
+        .filter(|c| c.condition <= wait_cond)
+        .count() as u64;
     let mut order = plausible_order(candidates).into_iter();
     let mut batch = FIRST_BATCH;
     // Batches in a row that gave no new nonsingular solution, and whether any batch did.
@@ -213,7 +242,7 @@ pub fn recover(
         if g.steps >= budget || g.retracked >= most {
             break "budget spent";
         }
-        if !fruitful && fruitless >= FRUITLESS_BATCHES {
+        if !fruitful && fruitless >= FRUITLESS_BATCHES && g.retracked >= well_conditioned {
             break "batches found nothing";
         }
         let take = batch.min((most - g.retracked) as usize);
@@ -329,7 +358,7 @@ mod tests {
             tracked: Vec::new(),
         };
         let before = run.finite_with_multiplicity();
-        let g = recover(ordered(5000), 66, before, limits, &mut run).unwrap();
+        let g = recover(ordered(5000), 66, before, limits, FRUITLESS_COND, &mut run).unwrap();
         (g, run)
     }
 
@@ -359,6 +388,53 @@ mod tests {
         let (g, _) = recover_mock(vec![1, 2, 3], 30, (4_000, 1845));
         assert_eq!(g.stopped, "budget spent");
         assert_eq!((g.retracked, g.steps), (48, 4_800), "{g:?}");
+    }
+
+    /// Cyclic-8 seed 1's shape (total-degree start): 1,000 candidates stopped at κ = 2.3–32
+    /// (well conditioned, [`FRUITLESS_COND`]), the roots at places 463, 473 and 882: two
+    /// fruitless batches do not end the recovery before them; it goes on to the path cap.
+    #[test]
+    fn fruitless_batches_wait_for_the_well_conditioned_candidates() {
+        let candidates: Vec<Candidate> = (0..3000)
+            .map(|p| Candidate {
+                path: p,
+                valuation: 0.126,
+                condition: 2.3 + 0.03 * p as f64 + if p >= 1000 { 1e3 } else { 0.0 },
+            })
+            .collect();
+        let mut run = Mock {
+            roots: vec![463, 473, 882],
+            finite: 2543,
+            tracked: Vec::new(),
+        };
+        let before = run.finite_with_multiplicity();
+        let g = recover(
+            candidates.clone(),
+            2560,
+            before,
+            (u64::MAX, 1260),
+            fruitless_cond(false),
+            &mut run,
+        )
+        .unwrap();
+        assert_eq!((g.found, g.finite_after), (3, 2546), "{g:?}");
+        assert_eq!((g.retracked, g.stopped.as_str()), (1260, "budget spent"));
+        // A polyhedral start's recovery does not wait.
+        let mut run = Mock {
+            roots: vec![463, 473, 882],
+            finite: 2543,
+            tracked: Vec::new(),
+        };
+        let g = recover(
+            candidates,
+            2560,
+            before,
+            (u64::MAX, 1260),
+            fruitless_cond(true),
+            &mut run,
+        )
+        .unwrap();
+        assert_eq!((g.found, g.retracked), (0, 240), "{g:?}");
     }
 
     #[test]

@@ -734,7 +734,8 @@ pub fn solve(
                 backend: &mut *backend,
                 pool: &pool,
             };
-            let mut g = gap::recover(candidates, bound, before, (budget, most), &mut run)?;
+            let wait = gap::fruitless_cond(matches!(start, Start::Poly(_)));
+            let mut g = gap::recover(candidates, bound, before, (budget, most), wait, &mut run)?;
             // The bound's computation included.
             g.seconds = clock.elapsed().as_secs_f64();
             // Recovery's suspects, found again with the re-tracked paths.
