@@ -110,11 +110,21 @@ pub struct Candidate {
 impl Candidate {
     /// `e` as a candidate, when it is at infinity by an estimate.
     pub fn of(e: &Endpoint) -> Option<Candidate> {
-        e.at_infinity_by_estimate().then(|| Candidate {
+        e.at_infinity_by_estimate().then(|| Candidate::at(e))
+    }
+
+    /// `e` as a candidate, when it is at infinity at all: by an estimate, or reached at t = 1
+    /// with `y_n = 0` to rounding (an m-hom start's, [`Watch::every_at_infinity`]).
+    pub fn of_any(e: &Endpoint) -> Option<Candidate> {
+        (e.status == crate::post::Status::AtInfinity).then(|| Candidate::at(e))
+    }
+
+    fn at(e: &Endpoint) -> Candidate {
+        Candidate {
             path: e.path,
             valuation: e.valuation.unwrap_or(f64::NAN),
             condition: e.condition,
-        })
+        }
     }
 }
 
@@ -246,6 +256,9 @@ pub(super) struct Watch<'o> {
     pub inner: &'o mut dyn super::Observer,
     pub candidates: Vec<Candidate>,
     pub steps: u64,
+    /// Every path at infinity is a candidate ([`Candidate::of_any`]), not only those put
+    /// there by an estimate.
+    pub every_at_infinity: bool,
 }
 
 impl super::Observer for Watch<'_> {
@@ -255,7 +268,11 @@ impl super::Observer for Watch<'_> {
 
     fn endpoint(&mut self, e: &Endpoint) -> crate::error::Result<()> {
         self.steps += e.steps() as u64;
-        self.candidates.extend(Candidate::of(e));
+        self.candidates.extend(if self.every_at_infinity {
+            Candidate::of_any(e)
+        } else {
+            Candidate::of(e)
+        });
         self.inner.endpoint(e)
     }
 
