@@ -25,7 +25,10 @@
 //! - **Order.** Candidates are the paths put at infinity by an estimate
 //!   ([`crate::post::Endpoint::at_infinity_by_estimate`]), most finite-looking first
 //!   ([`plausible_order`]); for a polyhedral start only those below
-//!   [`super::VERIFY_DIVERGING_COND`] (recovery verifies the others).
+//!   [`super::VERIFY_DIVERGING_COND`] (recovery verifies the others); for an m-hom start
+//!   every path at infinity ([`Candidate::of_any`]), re-tracked with the switch to log
+//!   coordinates in the endgame zone: the sparse chain's m-hom paths (n = 7–8) reach t = 1
+//!   at infinity where their coordinates leave projective range near the target.
 //! - **Re-tracking.** Each is tracked again from its start point as in the first pass,
 //!   refined as in a recovery round (its stretch from the checkpoint in double-double, then
 //!   Newton in double-double) with the first pass's pace limit on the double-double

@@ -732,6 +732,8 @@ pub fn solve(
         if let Some(bound) = bound.filter(|&b| finite < b) {
             let budget = gap::step_budget(first_pass_steps);
             let most = gap::path_cap(paths as u64, matches!(start, Start::Poly(_)));
+            // An m-hom start's candidates go to log coordinates in the endgame zone
+            // where their smallest coordinates lose their digits ([`gap`]).
             let gap_tracker = match start {
                 Start::Mhom(_) => TrackerOptions {
                     zone_rounding_switch: true,
@@ -1172,7 +1174,9 @@ impl Start {
     }
 
     /// `tracker` with this start system's own settings (polyhedral: the switch from log to
-    /// projective coordinates at [`crate::track::path::TO_LOG_SPREAD`]).
+    /// projective coordinates at [`crate::track::path::TO_LOG_SPREAD`]; m-hom: the same
+    /// where the tracker asks for the switch in the endgame zone, in the gap recovery and
+    /// for failed paths from [`ZONE_SWITCH_FROM_ROUND`]).
     fn tracker_for(&self, tracker: &TrackerOptions) -> TrackerOptions {
         match self {
             Start::Mhom(_) if tracker.zone_rounding_switch => TrackerOptions {
