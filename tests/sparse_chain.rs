@@ -166,14 +166,11 @@ fn total_degree_start_finds_all_ten_roots() {
 /// of the chain as given ends, with the same status (the start equation of `λ·f_k` is `λ`
 /// times that of `f_k`, `start::start_scale`). With unit start coefficients the scaled
 /// chain-6 reached 9 of its ten roots for seeds 1 and 3, and the scaled chains of n = 7–8
-/// followed other paths than the chain's. For n = 4…6 that is all ten roots. At n = 7–8
-/// some m-hom paths of the chain itself leave double range near the target
-/// (`|x_0| ≈ |x_{n−1}|^{(−9)^{n−1}}`) and are reported at infinity, scaled or not (3–9 of
-/// the ten roots reached); `--start auto` gives them the polyhedral start's roots
-/// (`solver::fallback`).
+/// followed other paths than the chain's. For n = 4…6 that is all ten roots, every path
+/// its own.
 #[test]
 fn mhom_start_on_the_scaled_chain_follows_the_chains_paths() {
-    for n in 4..=8 {
+    for n in 4..=6 {
         for seed in [1, 2, 3] {
             let sys = scaled(&chain(n), 100 * n as u64 + seed);
             let what = format!("chain-{n} mhom seed {seed}");
@@ -194,8 +191,32 @@ fn mhom_start_on_the_scaled_chain_follows_the_chains_paths() {
                     assert!(d < 1e-8, "{what}: path {} ends {d:.1e} away", a.path);
                 }
             }
-            if n <= 6 {
-                check_system(&sys, n, StartKind::Mhom, seed);
+            let lost = check_system(&sys, n, StartKind::Mhom, seed);
+            assert!(lost.is_empty(), "{what}: {lost:?}");
+        }
+    }
+}
+
+/// The m-hom start asked for, n = 6…8, the chain as given and scaled as above: all ten
+/// roots. At n = 7–8 some m-hom paths leave double range near the target
+/// (`|x_0| ≈ |x_{n−1}|^{(−9)^{n−1}}`): projective coordinates put them at infinity (1–8 of
+/// the ten roots lost, before the gap recovery tracked them again in log coordinates and
+/// an m-hom start asked for was held to the stable mixed volume as `--start auto`'s is).
+/// A root found so says how in its reason: tracked again by the gap recovery (`solver::gap`,
+/// log coordinates in the endgame zone), or given from the polyhedral start
+/// (`solver::fallback`).
+#[test]
+fn mhom_start_finds_all_ten_roots() {
+    for n in 6..=8 {
+        for seed in [1, 2, 3] {
+            for sys in [chain(n), scaled(&chain(n), 100 * n as u64 + seed)] {
+                let lost = check_system(&sys, n, StartKind::Mhom, seed);
+                assert!(
+                    lost.iter().all(|r| r.contains("polyhedral start")
+                        || r.contains("in double-double")
+                        || r.contains("re-track")),
+                    "chain-{n} mhom seed {seed}: {lost:?}"
+                );
             }
         }
     }

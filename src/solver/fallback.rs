@@ -1,5 +1,6 @@
 //! `--start auto` that chose a total-degree or m-hom start, whose paths end short of the
-//! stable mixed volume: the polyhedral start is solved too, and its roots that no path
+//! stable mixed volume, and `--start mhom` short of the gap recovery's bound after it
+//! ([`super::gap`]): the polyhedral start is solved too, and its roots that no path
 //! reached (nonsingular ones) are given to the paths at infinity or failed.
 //!
 //! The stable mixed volume bounds the isolated roots in C^n (Huber–Sturmfels; Li–Wang), and

@@ -25,7 +25,10 @@
 //! - **Order.** Candidates are the paths put at infinity by an estimate
 //!   ([`crate::post::Endpoint::at_infinity_by_estimate`]), most finite-looking first
 //!   ([`plausible_order`]); for a polyhedral start only those below
-//!   [`super::VERIFY_DIVERGING_COND`] (recovery verifies the others).
+//!   [`super::VERIFY_DIVERGING_COND`] (recovery verifies the others); for an m-hom start
+//!   every path at infinity ([`Candidate::of_any`]), re-tracked with the switch to log
+//!   coordinates in the endgame zone: the sparse chain's m-hom paths (n = 7–8) reach t = 1
+//!   at infinity where their coordinates leave projective range near the target.
 //! - **Re-tracking.** Each is tracked again from its start point as in the first pass,
 //!   refined as in a recovery round (its stretch from the checkpoint in double-double, then
 //!   Newton in double-double) with the first pass's pace limit on the double-double
@@ -112,11 +115,21 @@ pub struct Candidate {
 impl Candidate {
     /// `e` as a candidate, when it is at infinity by an estimate.
     pub fn of(e: &Endpoint) -> Option<Candidate> {
-        e.at_infinity_by_estimate().then(|| Candidate {
+        e.at_infinity_by_estimate().then(|| Candidate::at(e))
+    }
+
+    /// `e` as a candidate, when it is at infinity at all: by an estimate, or reached at t = 1
+    /// with `y_n = 0` to rounding (an m-hom start's, [`Watch::every_at_infinity`]).
+    pub fn of_any(e: &Endpoint) -> Option<Candidate> {
+        (e.status == crate::post::Status::AtInfinity).then(|| Candidate::at(e))
+    }
+
+    fn at(e: &Endpoint) -> Candidate {
+        Candidate {
             path: e.path,
             valuation: e.valuation.unwrap_or(f64::NAN),
             condition: e.condition,
-        })
+        }
     }
 }
 
@@ -275,6 +288,9 @@ pub(super) struct Watch<'o> {
     pub inner: &'o mut dyn super::Observer,
     pub candidates: Vec<Candidate>,
     pub steps: u64,
+    /// Every path at infinity is a candidate ([`Candidate::of_any`]), not only those put
+    /// there by an estimate.
+    pub every_at_infinity: bool,
 }
 
 impl super::Observer for Watch<'_> {
@@ -284,7 +300,11 @@ impl super::Observer for Watch<'_> {
 
     fn endpoint(&mut self, e: &Endpoint) -> crate::error::Result<()> {
         self.steps += e.steps() as u64;
-        self.candidates.extend(Candidate::of(e));
+        self.candidates.extend(if self.every_at_infinity {
+            Candidate::of_any(e)
+        } else {
+            Candidate::of(e)
+        });
         self.inner.endpoint(e)
     }
 

@@ -391,6 +391,7 @@ where
             inner: &mut *self.obs,
             candidates: Vec::new(),
             steps: 0,
+            every_at_infinity: false,
         };
         (self.track)(
             Some(Arc::new(ids.to_vec())),
@@ -643,6 +644,7 @@ pub fn solve(
         inner: &mut *obs,
         candidates: Vec::new(),
         steps: 0,
+        every_at_infinity: matches!(start, Start::Mhom(_)),
     };
     match &opts.plan.feed {
         None => track(
@@ -674,7 +676,10 @@ pub fn solve(
     // recovery sees what the uninterrupted run saw.
     for e in opts.plan.done().iter().filter(|e| e.attempt == 0) {
         first_pass_steps += e.steps() as u64;
-        candidates.extend(gap::Candidate::of(e));
+        candidates.extend(match start {
+            Start::Mhom(_) => gap::Candidate::of_any(e),
+            _ => gap::Candidate::of(e),
+        });
     }
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
@@ -698,6 +703,8 @@ pub fn solve(
     // Every path of the run is here (a resumed run's done lines included), not a shard's.
     let all_paths = opts.plan.shard.is_none() && opts.plan.feed.is_none();
     let gap_wanted = all_paths && !opts.plan.first_pass_only && !candidates.is_empty();
+    // The bound the gap recovery held the run to, when it computed it.
+    let mut gap_bound = None;
     if gap_wanted {
         let clock = std::time::Instant::now();
         let counted = root_counts
@@ -721,14 +728,24 @@ pub fn solve(
                 counts.map(|(mv, smv)| mv.max(smv))
             }
         };
+        gap_bound = bound;
         let before = pool.install(|| tally.finite_with_multiplicity());
         let finite = before.0;
         if let Some(bound) = bound.filter(|&b| finite < b) {
             let budget = gap::step_budget(first_pass_steps);
             let most = gap::path_cap(paths as u64, matches!(start, Start::Poly(_)));
+            // An m-hom start's candidates go to log coordinates in the endgame zone
+            // where their smallest coordinates lose their digits ([`gap`]).
+            let gap_tracker = match start {
+                Start::Mhom(_) => TrackerOptions {
+                    zone_rounding_switch: true,
+                    ..opts.tracker.clone()
+                },
+                _ => opts.tracker.clone(),
+            };
             let mut run = GapRetrack {
                 track: &mut track,
-                tracker: &opts.tracker,
+                tracker: &gap_tracker,
                 tally: &mut tally,
                 obs: &mut *obs,
                 backend: &mut *backend,
@@ -746,6 +763,13 @@ pub fn solve(
     // Short of the stable mixed volume (before recovery, which would re-track failed paths
     // in vain): the polyhedral start's roots that no path reached
     // go to the paths at infinity or failed ([`fallback`]).
+    // An m-hom start asked for is held to the gap recovery's bound as well: its paths leave
+    // double range as `--start auto`'s do (the sparse chain), and the gap recovery's
+    // re-tracking in log coordinates brings back most, not all, of their roots.
+    let root_count = root_count.or(match start {
+        Start::Mhom(_) if opts.plan.is_whole() && opts.only.is_none() => gap_bound,
+        _ => None,
+    });
     let lost = root_count
         .filter(|_| !opts.plan.first_pass_only)
         .and_then(|roots| fallback::short_of_root_count(&tally, paths as u64, roots));
@@ -1153,9 +1177,15 @@ impl Start {
     }
 
     /// `tracker` with this start system's own settings (polyhedral: the switch from log to
-    /// projective coordinates at [`crate::track::path::TO_LOG_SPREAD`]).
+    /// projective coordinates at [`crate::track::path::TO_LOG_SPREAD`]; m-hom: the same
+    /// where the tracker asks for the switch in the endgame zone, in the gap recovery and
+    /// for failed paths from [`ZONE_SWITCH_FROM_ROUND`]).
     fn tracker_for(&self, tracker: &TrackerOptions) -> TrackerOptions {
         match self {
+            Start::Mhom(_) if tracker.zone_rounding_switch => TrackerOptions {
+                to_log_spread: crate::track::path::TO_LOG_SPREAD,
+                ..tracker.clone()
+            },
             Start::Poly(_) => TrackerOptions {
                 to_log_spread: crate::track::path::TO_LOG_SPREAD,
                 ..tracker.clone()
