@@ -372,13 +372,26 @@ mod tests {
     /// whose finite count starts at `finite` and whose paths `roots` are roots; `limits`:
     /// (step budget, path cap).
     fn recover_mock(roots: Vec<u64>, finite: u64, limits: (u64, u64)) -> (GapRecovery, Mock) {
+        recover_mock_of(ordered(5000), 66, roots, finite, limits, FRUITLESS_COND)
+    }
+
+    /// [`recover`] of `candidates` towards `bound` on a [`Mock`] whose `roots` are found
+    /// when tracked again, `finite` before.
+    fn recover_mock_of(
+        candidates: Vec<Candidate>,
+        bound: u64,
+        roots: Vec<u64>,
+        finite: u64,
+        limits: (u64, u64),
+        fruitless_cond: f64,
+    ) -> (GapRecovery, Mock) {
         let mut run = Mock {
             roots,
             finite,
             tracked: Vec::new(),
         };
         let before = run.finite_with_multiplicity();
-        let g = recover(ordered(5000), 66, before, limits, FRUITLESS_COND, &mut run).unwrap();
+        let g = recover(candidates, bound, before, limits, fruitless_cond, &mut run).unwrap();
         (g, run)
     }
 
@@ -422,38 +435,20 @@ mod tests {
                 condition: 2.3 + 0.03 * p as f64 + if p >= 1000 { 1e3 } else { 0.0 },
             })
             .collect();
-        let mut run = Mock {
-            roots: vec![463, 473, 882],
-            finite: 2543,
-            tracked: Vec::new(),
-        };
-        let before = run.finite_with_multiplicity();
-        let g = recover(
+        let roots = vec![463, 473, 882];
+        let limits = (u64::MAX, 1260);
+        let (g, _) = recover_mock_of(
             candidates.clone(),
             2560,
-            before,
-            (u64::MAX, 1260),
+            roots.clone(),
+            2543,
+            limits,
             fruitless_cond(false),
-            &mut run,
-        )
-        .unwrap();
+        );
         assert_eq!((g.found, g.finite_after), (3, 2546), "{g:?}");
         assert_eq!((g.retracked, g.stopped.as_str()), (1260, "budget spent"));
         // A polyhedral start's recovery does not wait.
-        let mut run = Mock {
-            roots: vec![463, 473, 882],
-            finite: 2543,
-            tracked: Vec::new(),
-        };
-        let g = recover(
-            candidates,
-            2560,
-            before,
-            (u64::MAX, 1260),
-            fruitless_cond(true),
-            &mut run,
-        )
-        .unwrap();
+        let (g, _) = recover_mock_of(candidates, 2560, roots, 2543, limits, fruitless_cond(true));
         assert_eq!((g.found, g.retracked), (0, 240), "{g:?}");
     }
 
