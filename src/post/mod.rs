@@ -408,6 +408,12 @@ impl<'a> Refiner<'a> {
             .time(Part::Condition, || self.condition_untimed(y, absolute_rows))
     }
 
+    /// [`numerical_rank`] of the target system at `x`, timed as a [`Part::Condition`].
+    fn rank(&self, x: &[C64], tol: f64) -> usize {
+        self.cost
+            .time(Part::Condition, || numerical_rank(self.system, x, tol))
+    }
+
     fn condition_untimed(&self, y: &[C64], absolute_rows: bool) -> f64 {
         let nh = self.layout.nh;
         let mut a = vec![C64::new(0.0, 0.0); nh * nh];
@@ -521,7 +527,7 @@ impl<'a> Refiner<'a> {
     ) -> Option<Vec<C64>> {
         let dd = self.dd.as_ref()?;
         let tracked_dd = y_dd.is_some();
-        let r = self.cost.time(Part::DdNewton, || match y_dd {
+        let mut r = self.cost.time(Part::DdNewton, || match y_dd {
             Some(start) => dd.newton_dd(start),
             None => dd.newton(y),
         });
@@ -546,7 +552,7 @@ impl<'a> Refiner<'a> {
         {
             return None;
         }
-        let x = r.x.clone()?;
+        let x = r.x.take()?;
         // A genuine root: Newton's corrections shrink quadratically towards it AND its affine
         // residual is small (on cyclic-10, Newton from points near infinity met the first test
         // at norms 1e11–1e14 with relative residuals 0.5: not roots).
@@ -879,11 +885,8 @@ impl<'a> Refiner<'a> {
                     } else {
                         let (x, residual) = self.affine(&y);
                         ep.condition = self.condition(&y);
-                        let full_rank = || {
-                            self.cost.time(Part::Condition, || {
-                                numerical_rank(self.system, &x, singular_rank_tol(ep.accuracy))
-                            }) == self.system.n()
-                        };
+                        let full_rank =
+                            || self.rank(&x, singular_rank_tol(ep.accuracy)) == self.system.n();
                         let cluster = if residual >= RESIDUAL_TOL.sqrt() {
                             None
                         } else if full_rank() {
@@ -979,8 +982,7 @@ impl<'a> Refiner<'a> {
             ep.rank = Some(if ep.refined_dd {
                 self.system.n()
             } else {
-                self.cost
-                    .time(Part::Condition, || numerical_rank(self.system, x, tol))
+                self.rank(x, tol)
             });
         }
         if self.torus

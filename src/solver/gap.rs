@@ -124,6 +124,15 @@ impl Candidate {
         (e.status == crate::post::Status::AtInfinity).then(|| Candidate::at(e))
     }
 
+    /// [`Candidate::of_any`] when `every_at_infinity`, else [`Candidate::of`].
+    pub fn of_start(e: &Endpoint, every_at_infinity: bool) -> Option<Candidate> {
+        if every_at_infinity {
+            Candidate::of_any(e)
+        } else {
+            Candidate::of(e)
+        }
+    }
+
     fn at(e: &Endpoint) -> Candidate {
         Candidate {
             path: e.path,
@@ -300,11 +309,8 @@ impl super::Observer for Watch<'_> {
 
     fn endpoint(&mut self, e: &Endpoint) -> crate::error::Result<()> {
         self.steps += e.steps() as u64;
-        self.candidates.extend(if self.every_at_infinity {
-            Candidate::of_any(e)
-        } else {
-            Candidate::of(e)
-        });
+        self.candidates
+            .extend(Candidate::of_start(e, self.every_at_infinity));
         self.inner.endpoint(e)
     }
 

@@ -639,12 +639,14 @@ pub fn solve(
         })
     };
     let meter = crate::report::usage::UsageMeter::start(gpu);
+    // An m-hom start's gap candidates are all its paths at infinity ([`gap`]).
+    let every_at_infinity = matches!(start, Start::Mhom(_));
     // The first pass's paths put at infinity by an estimate and its steps ([`gap`]).
     let mut watch = gap::Watch {
         inner: &mut *obs,
         candidates: Vec::new(),
         steps: 0,
-        every_at_infinity: matches!(start, Start::Mhom(_)),
+        every_at_infinity,
     };
     match &opts.plan.feed {
         None => track(
@@ -676,10 +678,7 @@ pub fn solve(
     // recovery sees what the uninterrupted run saw.
     for e in opts.plan.done().iter().filter(|e| e.attempt == 0) {
         first_pass_steps += e.steps() as u64;
-        candidates.extend(match start {
-            Start::Mhom(_) => gap::Candidate::of_any(e),
-            _ => gap::Candidate::of(e),
-        });
+        candidates.extend(gap::Candidate::of_start(e, every_at_infinity));
     }
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
