@@ -8,9 +8,10 @@ use num_complex::Complex64 as C64;
 use rand::Rng;
 
 /// Refinement of endpoints at t = 1 (`post::Refiner::process`): microseconds per endpoint on
-/// one thread, in all and by part (Newton in double, the condition number, the relative
-/// residual), for at most `count` endpoints placed at the nonsingular solutions of `from`
-/// (a `solve -o` file of `name`), moved off them by a relative 1e-9 as a tracker leaves them.
+/// one thread, in all and by part (Newton in double, the condition number, the numerical
+/// rank, the relative residual), for at most `count` endpoints placed at the nonsingular
+/// solutions of `from` (a `solve -o` file of `name`), moved off them by a relative 1e-9 as a
+/// tracker leaves them.
 pub fn refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> Result<i32> {
     use crate::track::{PathEnd, TrackCode};
     let sys = system_by_name(name)?;
@@ -68,7 +69,7 @@ pub fn refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> Re
         .filter(|e| e.status == crate::post::Status::Nonsingular)
         .count();
     let process = per(clock() - start);
-    let (newton, condition) = refiner.time_parts(&ends, clock);
+    let (newton, condition, rank) = refiner.time_parts(&ends, clock);
     let start = clock();
     let mut sink = 0.0;
     for e in &ends {
@@ -78,7 +79,7 @@ pub fn refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> Re
     let residual = per(clock() - start);
     println!("# pathtrack bench refine (one thread, CPU time in 10 ms ticks): µs per endpoint of Refiner::process, and its parts");
     println!(
-        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10} {:>14} {:>12}",
+        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10} {:>14} {:>12} {:>8}",
         "system",
         "n",
         "terms",
@@ -86,10 +87,11 @@ pub fn refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> Re
         "nonsingular",
         "process",
         "newton (double)",
-        "condition"
+        "condition",
+        "rank"
     );
     println!(
-        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10.1} {:>14.1} {:>12.1}   residual {:.1} µs{}",
+        "{:<12} {:>4} {:>6} {:>10} {:>12} {:>10.1} {:>14.1} {:>12.1} {:>8.1}   residual {:.1} µs{}",
         name,
         n,
         sys.equations.iter().map(|f| f.terms.len()).sum::<usize>(),
@@ -98,6 +100,7 @@ pub fn refine(name: &str, from: &std::path::Path, count: usize, seed: u64) -> Re
         process,
         per(newton),
         per(condition),
+        per(rank),
         residual,
         if sink.is_nan() {
             " (NaN residuals)"

@@ -151,9 +151,9 @@ pub enum BenchWhat {
     },
     /// Refinement of endpoints at t = 1 (`post::Refiner::process`, which the solver runs on
     /// every endpoint): microseconds per endpoint on one thread, in all and by part (Newton
-    /// in double, the condition number, the relative residual), for endpoints placed at the
-    /// solutions of a `-o` file of an earlier solve, moved off them by a relative 1e-9 as a
-    /// tracker leaves them.
+    /// in double, the condition number, the numerical rank, the relative residual), for
+    /// endpoints placed at the solutions of a `-o` file of an earlier solve, moved off them
+    /// by a relative 1e-9 as a tracker leaves them.
     Refine {
         /// The system (family name with size, or a file).
         system: String,

@@ -8,6 +8,7 @@ pub mod cost;
 pub mod dd_newton;
 pub mod dedup;
 pub mod local_dimension;
+pub mod rank;
 
 use crate::backend::solve_directions_one;
 use crate::endgame::{homogenizing_valuation, VALUATION_TOL};
@@ -20,6 +21,7 @@ use crate::track::path::settled_valuation;
 use crate::track::{PathEnd, TrackCode};
 use cost::Part;
 use num_complex::Complex64 as C64;
+pub use rank::numerical_rank;
 use serde::Serialize;
 
 /// Condition numbers above this make an endpoint singular.
@@ -415,62 +417,17 @@ impl<'a> Refiner<'a> {
     }
 
     fn condition_untimed(&self, y: &[C64], absolute_rows: bool) -> f64 {
+        use crate::system::{monomial_partials, PartialScratch};
         let nh = self.layout.nh;
         let mut a = vec![C64::new(0.0, 0.0); nh * nh];
-        let mut abs_row = vec![0.0f64; nh];
-        // |y_i| once per coordinate: a term's absolute derivative is |c|·e·Π|y_i|^{f_i}.
-        let ay = crate::system::moduli(y);
-        let mut abs_col = vec![0.0f64; nh];
-        let mut support: Vec<(usize, i32)> = Vec::with_capacity(nh);
-        let mut suffix: Vec<(C64, f64)> = Vec::with_capacity(nh + 1);
-        // Small powers without a call (most exponents are 0 or 1).
-        let pow = |v: C64, f: i32| match f {
-            0 => C64::new(1.0, 0.0),
-            1 => v,
-            _ => v.powi(f),
-        };
-        let pow_abs = |v: f64, f: i32| match f {
-            0 => 1.0,
-            1 => v,
-            _ => v.powi(f),
-        };
+        let mut scratch = PartialScratch::default();
         for (k, eq) in self.target.equations.iter().enumerate() {
             let row = &mut a[k * nh..(k + 1) * nh];
-            abs_col.iter_mut().for_each(|v| *v = 0.0);
             for t in eq {
-                let c_abs = t.coeff.norm();
-                support.clear();
-                support.extend(
-                    t.exponents
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &e)| e != 0)
-                        .map(|(i, &e)| (i, e)),
-                );
-                // ∂/∂y_j of c·y^a: c·a_j·Π_i y_i^{a_i − δ_ij} over the term's own variables,
-                // as (product of the factors before j)·y_j^{a_j−1}·(product after j).
-                let m = support.len();
-                suffix.clear();
-                suffix.resize(m + 1, (C64::new(1.0, 0.0), 1.0));
-                for q in (0..m).rev() {
-                    let (i, f) = support[q];
-                    let (s, sa) = suffix[q + 1];
-                    suffix[q] = (s * pow(y[i], f), sa * pow_abs(ay[i], f));
-                }
-                let (mut before, mut before_abs) = (C64::new(1.0, 0.0), 1.0f64);
-                for q in 0..m {
-                    let (j, e) = support[q];
-                    let (after, after_abs) = suffix[q + 1];
-                    let d = before * pow(y[j], e - 1) * after;
-                    let ad = before_abs * pow_abs(ay[j], e - 1) * after_abs;
-                    let scale = e as f64;
-                    row[j] += t.coeff * scale * d;
-                    abs_col[j] += c_abs * scale * ad;
-                    before *= pow(y[j], e);
-                    before_abs *= pow_abs(ay[j], e);
-                }
+                monomial_partials(&t.exponents, y, &mut scratch, |j, e, d| {
+                    row[j] += t.coeff * e as f64 * d;
+                });
             }
-            abs_row[k] = abs_col.iter().fold(0.0, |m: f64, &v| m.max(v));
         }
         for j in 0..nh {
             a[(nh - 1) * nh + j] = y[j].conj();
@@ -497,6 +454,25 @@ impl<'a> Refiner<'a> {
         if bw <= ABS_ROW_COND || !absolute_rows {
             return bw;
         }
+        // Row k's largest absolute derivative max_j Σ_a |c_a|·a_j·|y^{a−e_j}|.
+        let ay = crate::system::moduli(y);
+        let mut abs_scratch = PartialScratch::default();
+        let mut abs_col = vec![0.0f64; nh];
+        let abs_row: Vec<f64> = self
+            .target
+            .equations
+            .iter()
+            .map(|eq| {
+                abs_col.iter_mut().for_each(|v| *v = 0.0);
+                for t in eq {
+                    let c = t.coeff.norm();
+                    monomial_partials(&t.exponents, &ay, &mut abs_scratch, |j, e, d| {
+                        abs_col[j] += c * e as f64 * d;
+                    });
+                }
+                abs_col.iter().fold(0.0, |m: f64, &v| m.max(v))
+            })
+            .collect();
         let abs = cond_with(&|k| {
             let w = abs_row[k];
             if w > 0.0 && w.is_finite() {
@@ -612,9 +588,10 @@ impl<'a> Refiner<'a> {
     }
 
     /// Seconds spent by Newton in double (8 iterations at most, as [`Self::process`] runs it)
-    /// and by the condition number alone, over the endpoints' points, as read by `clock`
+    /// by the condition number alone and by the numerical rank of a nonsingular endpoint
+    /// ([`RANK_TOL_FLOOR`]), over the endpoints' points, as read by `clock`
     /// (`bench refine`).
-    pub fn time_parts(&self, ends: &[PathEnd], clock: impl Fn() -> f64) -> (f64, f64) {
+    pub fn time_parts(&self, ends: &[PathEnd], clock: impl Fn() -> f64) -> (f64, f64, f64) {
         let start = clock();
         for e in ends {
             let mut y = e.y.clone();
@@ -627,7 +604,16 @@ impl<'a> Refiner<'a> {
             sink += self.condition(&e.y);
         }
         std::hint::black_box(sink);
-        (newton, clock() - start)
+        let condition = clock() - start;
+        let start = clock();
+        let mut ranks = 0;
+        for e in ends {
+            let (x, yn) = e.y.split_at(e.y.len() - 1);
+            let x: Vec<C64> = x.iter().map(|v| v / yn[0]).collect();
+            ranks += self.rank(&x, RANK_TOL_FLOOR);
+        }
+        std::hint::black_box(ranks);
+        (newton, condition, clock() - start)
     }
 
     /// Classifies one tracked path ([`Refiner::process`] adds the bridge).
@@ -1134,25 +1120,6 @@ pub const SINGULAR_ERROR_MAX: f64 = 0.5;
 /// Cauchy estimate (1e-8 when unknown), at least [`RANK_TOL_FLOOR`].
 fn singular_rank_tol(accuracy: Option<f64>) -> f64 {
     RANK_TOL_FLOOR.max(100.0 * accuracy.unwrap_or(1e-8))
-}
-
-/// Numerical rank of `∂F/∂x` at `x`: singular values of the Jacobian with row k divided by
-/// `max|c| + Σ|c·x^a|` (equation k's size at `x`, [`crate::system::Polynomial::size_at`]:
-/// the same for any scaling of the equation) that exceed `tol`.
-pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
-    let n = x.len();
-    let m = system.equations.len();
-    let j = nalgebra::DMatrix::<C64>::from_fn(m, n, |_, _| C64::new(0.0, 0.0));
-    let mut j = j;
-    let x_abs = crate::system::moduli(x);
-    for (k, f) in system.equations.iter().enumerate() {
-        let g = f.gradient(x);
-        let w = f.size_at_moduli(&x_abs);
-        for (c, v) in g.iter().enumerate() {
-            j[(k, c)] = v / w;
-        }
-    }
-    j.singular_values().iter().filter(|&&s| s > tol).count()
 }
 
 /// True when every coordinate is real up to `tol` relative to the point's norm.

@@ -28,6 +28,11 @@ pub struct Usage {
     /// ([`crate::post::cost`]).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub refine_parts: BTreeMap<String, crate::post::cost::PartCost>,
+    /// Wall seconds the tracker's loop waited for the refinement threads because as many
+    /// endpoints as it lets wait were still being refined (the refinement then sets the
+    /// pace of the phase, and a GPU idles meanwhile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waited_for_refinement: Option<f64>,
 }
 
 /// Measures a phase from [`UsageMeter::start`] to [`UsageMeter::finish`].
@@ -76,6 +81,7 @@ impl UsageMeter {
             gpu_busy_percent: self.gpu.and_then(BusySampler::finish),
             host_threads,
             refine_parts: BTreeMap::new(),
+            waited_for_refinement: None,
         }
     }
 }

@@ -51,12 +51,16 @@ const REFINE_IN_FLIGHT: usize = 1 << 16;
 /// overflows a thread's stack (cyclic-12 on the H200, 30 s into the run, with the resident
 /// slots stopping its paths at infinity in double-double mode themselves).
 ///
-/// One endpoint per task: refining costs from microseconds (Newton in double) to seconds
-/// (double-double tracking of a stopped path, unpaced in the recovery rounds), and tasks of
-/// 16 serialize the costly ones of a batch. cyclic-12 seed 1 on the H200, alternated on one
-/// machine: 143.5 s with 16, 125.5 s with 1 (recovery's first round 21.8 → 7.0 s; the first
-/// pass 76.7 and 78.3 s).
-const REFINE_TASK: usize = 1;
+/// Endpoints per task. Refining costs from microseconds (Newton in double) to seconds
+/// (double-double tracking of a stopped path, unpaced in the recovery rounds), and a task
+/// serializes its endpoints: so a path that stopped short of t = 1
+/// (`TrackCode::stopped_short`), and every endpoint of a recovery round, is a task of its
+/// own (cyclic-12 seed 1 on the H200 with tasks of 16 for every endpoint: 143.5 s against
+/// 125.5 s, recovery's first round 21.8 s against 7.0 s). The first pass's other endpoints
+/// go in tasks of this many: a task per endpoint cost the tracker's loop, which starts the
+/// tasks, ~20 µs per endpoint on a 16-core host (cyclic-13 on the H200: 69.5 s of its 93.5 s
+/// first pass in the hand-over of endpoints against 13.5 s of 78.2 s with tasks of 32).
+const REFINE_TASK: usize = 32;
 /// [`REFINE_TASK`], or `PATHTRACK_REFINE_TASK` from the environment (experiments).
 fn refine_task() -> usize {
     std::env::var("PATHTRACK_REFINE_TASK")
@@ -129,6 +133,9 @@ struct RefineQueue<'q, 'r, 'a, 's> {
     in_flight: InOrder<Vec<Endpoint>>,
     /// Endpoints in those tasks.
     in_flight_endpoints: usize,
+    /// Seconds the tracker waited for the oldest task with [`REFINE_IN_FLIGHT`] endpoints in
+    /// refinement (the refinement setting the pace, not the tracker).
+    waited: f64,
 }
 
 /// Results of tasks, handed out in the order the tasks were started, whatever order they
@@ -191,6 +198,7 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
             per_task: refine_task(),
             in_flight: InOrder::new(),
             in_flight_endpoints: 0,
+            waited: 0.0,
         }
     }
 
@@ -218,12 +226,25 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
             return;
         }
         self.in_flight_endpoints += self.pending.len();
-        let mut ends = std::mem::take(&mut self.pending).into_iter();
+        let mut ends = std::mem::take(&mut self.pending).into_iter().peekable();
         let refine = self.refine;
+        // Recovery rounds: every endpoint alone (see REFINE_TASK).
+        let per_task = if self.attempt == 0 { self.per_task } else { 1 };
         loop {
             // By the iterator: splitting the rest off a Vec for each task moved the batch's
-            // endpoints once per task (quadratic in the batch).
-            let task: Vec<crate::track::PathEnd> = ends.by_ref().take(self.per_task).collect();
+            // endpoints once per task (quadratic in the batch). A path that stopped short
+            // is a task of its own.
+            let mut task: Vec<crate::track::PathEnd> = Vec::new();
+            while let Some(e) = ends.peek() {
+                let costly = e.code.stopped_short();
+                if task.len() == per_task || (costly && !task.is_empty()) {
+                    break;
+                }
+                task.extend(ends.next());
+                if costly {
+                    break;
+                }
+            }
             if task.is_empty() {
                 break;
             }
@@ -241,10 +262,14 @@ impl<'q, 'r: 's, 'a: 'r, 's> RefineQueue<'q, 'r, 'a, 's> {
     /// or beyond [`REFINE_IN_FLIGHT`]) waiting for the oldest.
     fn report(&mut self, all: bool, tally: &mut Tally, obs: &mut dyn Observer) -> Result<()> {
         loop {
-            let wait = all || self.in_flight_endpoints > REFINE_IN_FLIGHT;
-            let Some(done) = self.in_flight.next(wait)? else {
+            let paced = !all && self.in_flight_endpoints > REFINE_IN_FLIGHT;
+            let t0 = paced.then(std::time::Instant::now);
+            let Some(done) = self.in_flight.next(all || paced)? else {
                 break;
             };
+            if let Some(t0) = t0 {
+                self.waited += t0.elapsed().as_secs_f64();
+            }
             self.in_flight_endpoints -= done.len();
             for mut e in done {
                 e.attempt = self.attempt;
@@ -607,6 +632,7 @@ pub fn solve(
     });
     // Round 1's suspects, when the first pass computed them already.
     let first_round: std::cell::Cell<Option<Vec<u64>>> = Default::default();
+    let waited_for_refinement = std::cell::Cell::new(0.0f64);
     let mut track = |only: Option<Arc<Vec<u64>>>,
                      tracker: &TrackerOptions,
                      attempt: u8,
@@ -628,6 +654,7 @@ pub fn solve(
             let tracked = start.track(only, tracker, opts.tau_start, backend, record, &mut on_end);
             // Every batch sent is waited for, also after a tracking error.
             let reported = queue.finish(tally, obs);
+            waited_for_refinement.set(waited_for_refinement.get() + queue.waited);
             if let Some(early) = early {
                 // Re-trackings early of paths that are no suspects stop before the scope
                 // waits for them.
@@ -683,6 +710,7 @@ pub fn solve(
     phases.tracking = lap();
     phases.tracking_usage = meter.finish();
     phases.tracking_usage.refine_parts = refine_cost.take();
+    phases.tracking_usage.waited_for_refinement = Some(waited_for_refinement.get());
     // Recovery: paths that share a nonsingular endpoint (one of them jumped) and failed
     // paths are tracked again with tighter tolerances.
     // Each re-tracked path's endpoint before its first re-tracking.
