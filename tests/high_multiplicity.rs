@@ -89,27 +89,39 @@ fn a_stall_far_from_a_root_of_multiplicity_29_is_no_zero_to_rounding() {
     }
 }
 
-/// The whole truth, for μ = 29, 30: one singular solution of multiplicity μ, no failed path,
-/// and every path's endpoint a zero of the expanded power to rounding ([`zero_to_rounding`]).
-/// A path that stalled far from the root (x ≈ 4–5, relative residual ≈ 1e-6 at a full-rank
-/// Jacobian) is settled where Newton from its stop, converging at rate `1 − 1/μ`, reaches
-/// that region (`post::Refiner::settle_stalled`), not where it stalled.
+/// The whole truth: one singular solution of multiplicity μ, no failed path, and every
+/// path's endpoint a zero of the expanded power to rounding ([`zero_to_rounding`]).
+fn one_solution(mu: u32, seed: u64) {
+    let sys = power_and_line(mu);
+    let (s, eps) = solve_cpu(&sys, StartKind::Auto, seed).unwrap();
+    let what = format!("(x − 1)^{mu} seed {seed}: {s:?}");
+    assert_eq!((s.finite, s.singular, s.failed), (1, 1, 0), "{what}");
+    assert_eq!(s.solutions[0].paths.len(), mu as usize, "{what}");
+    for e in &eps {
+        let x = e.coordinates.as_ref().expect("finite");
+        assert!(
+            zero_to_rounding(mu, x[0]),
+            "(x − 1)^{mu} seed {seed}: path {} at {}",
+            e.path,
+            x[0]
+        );
+    }
+}
+
+/// [`one_solution`] for μ = 29, 30. A path that stalled far from the root (x ≈ 4–5, relative
+/// residual ≈ 1e-6 at a full-rank Jacobian) is settled where Newton from its stop,
+/// converging at rate `1 − 1/μ`, reaches the region of [`zero_to_rounding`]
+/// (`post::Refiner::settle_stalled`), not where it stalled.
 #[test]
 fn roots_of_multiplicity_29_and_30_with_a_second_equation_are_one_solution() {
     for (mu, seed) in [(29, 1), (30, 2), (29, 3), (30, 3)] {
-        let sys = power_and_line(mu);
-        let (s, eps) = solve_cpu(&sys, StartKind::Auto, seed).unwrap();
-        let what = format!("(x − 1)^{mu} seed {seed}: {s:?}");
-        assert_eq!((s.finite, s.singular, s.failed), (1, 1, 0), "{what}");
-        assert_eq!(s.solutions[0].paths.len(), mu as usize, "{what}");
-        for e in &eps {
-            let x = e.coordinates.as_ref().expect("finite");
-            assert!(
-                zero_to_rounding(mu, x[0]),
-                "(x − 1)^{mu} seed {seed}: path {} at {}",
-                e.path,
-                x[0]
-            );
-        }
+        one_solution(mu, seed);
     }
+}
+
+/// [`one_solution`] for μ = 34: three paths stall where the relative residual is above
+/// 1e-4, and Newton from there reaches the region too.
+#[test]
+fn a_root_of_multiplicity_34_with_a_second_equation_is_one_solution() {
+    one_solution(34, 1);
 }

@@ -408,8 +408,8 @@ impl<'a> Refiner<'a> {
             .time(Part::Condition, || self.condition_untimed(y, absolute_rows))
     }
 
-    /// A path stalled near t = 1 on its last attempt, at `y` (residual below
-    /// `√RESIDUAL_TOL`): the singular solution it is settled at, or why it is left failed.
+    /// A path stalled near t = 1 on its last attempt, at `y`: the singular solution it is
+    /// settled at, or why it is left failed.
     ///
     /// Newton from `y` ([`Self::newton_steps`], one step at a time while the corrections
     /// shrink, at most [`STALLED_NEWTON_STEPS`]) converges linearly towards a multiple root
@@ -418,12 +418,14 @@ impl<'a> Refiner<'a> {
     /// at the rounding level of the evaluation there ([`rounding_ratio`] at most
     /// [`STALLED_ROUNDING_FACTOR`]) and the Jacobian there is rank deficient (at
     /// [`singular_rank_tol`] without an accuracy, the tolerance of the endpoint's reported
-    /// rank). A residual below `√RESIDUAL_TOL` alone is no such evidence: for the expanded
+    /// rank). A small residual at `y` is no such evidence, nor needed: for the expanded
     /// `(x − 1)^μ` it is `(|x − 1|/(|x| + 1))^μ`, 4e-7–2e-6 at x ≈ 4–4.5 for μ = 29, where
     /// paths stalled, with a full-rank Jacobian. Newton from there reaches the region
     /// `|x − 1| ≲ ε^{1/μ}·(|x| + 1)` where double precision cannot tell the root (it stops
     /// 0.45–0.83 from 1 for μ = 29) in about 40 steps, as it does from every stall (0.6–3.3
-    /// from 1), and those points are one solution.
+    /// from 1), and those points are one solution. For μ = 33, 34 paths also stall where the
+    /// residual is above `√RESIDUAL_TOL`, and Newton brings them there too: one solution of
+    /// multiplicity μ and no failed path, where a residual bound left three failed.
     fn settle_stalled(&self, y: &[C64]) -> Result<StalledSingular, String> {
         let (z, eta, rate) = self.cost.time(Part::Newton, || {
             let mut z = y.to_vec();
@@ -885,18 +887,16 @@ impl<'a> Refiner<'a> {
                         }
                         Some(_) => {
                             // A path that stopped near t = 1 without diverging is singular
-                            // only where it stopped on the target system, and only once
-                            // recovery has tracked it again; otherwise it failed. A negative
-                            // v is noise, not a valuation, whatever its size: inside the disc
-                            // that double precision cannot resolve around a root of
-                            // multiplicity 24 (radius (2^24·ε)^{1/24} ≈ 0.44 for `(x − 1)^24`
-                            // expanded) paths stall with v ≈ −0.05, and two of 24 were
-                            // reported failed beside the singular solution of the other 22.
-                            // Recovery tracked it again with tighter steps (see `solver`) and
-                            // it still stopped short: singular where Newton from its stop
-                            // reaches a singular point ([`Self::settle_stalled`]).
-                            let (_, residual) = self.affine(&y);
-                            if residual < RESIDUAL_TOL.sqrt() && self.last_attempt {
+                            // only once recovery has tracked it again (with tighter steps, see
+                            // `solver`) and it still stopped short, and only where Newton from
+                            // its stop reaches a singular point ([`Self::settle_stalled`]);
+                            // otherwise it failed. A negative v is noise, not a valuation,
+                            // whatever its size: inside the disc that double precision cannot
+                            // resolve around a root of multiplicity 24 (radius
+                            // (2^24·ε)^{1/24} ≈ 0.44 for `(x − 1)^24` expanded) paths stall
+                            // with v ≈ −0.05, and two of 24 were reported failed beside the
+                            // singular solution of the other 22.
+                            if self.last_attempt {
                                 match self.settle_stalled(&y) {
                                     Ok(s) => {
                                         ep.condition = self.condition(&s.y);
