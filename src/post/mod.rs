@@ -414,18 +414,24 @@ impl<'a> Refiner<'a> {
     /// Newton from `y` ([`Self::newton_steps`], one step at a time while the corrections
     /// shrink, at most [`STALLED_NEWTON_STEPS`]) converges linearly towards a multiple root
     /// (rate `1 − 1/m`) until the rounding stops it. The point where it stopped (unless it
-    /// wandered, [`wandered`]), else `y` itself, is a singular solution when its residual is
-    /// at the rounding level of the evaluation there ([`rounding_ratio`] at most
-    /// [`STALLED_ROUNDING_FACTOR`]) and the Jacobian there is rank deficient (at
-    /// [`singular_rank_tol`] without an accuracy, the tolerance of the endpoint's reported
-    /// rank). A small residual at `y` is no such evidence, nor needed: for the expanded
-    /// `(x − 1)^μ` it is `(|x − 1|/(|x| + 1))^μ`, 4e-7–2e-6 at x ≈ 4–4.5 for μ = 29, where
-    /// paths stalled, with a full-rank Jacobian. Newton from there reaches the region
-    /// `|x − 1| ≲ ε^{1/μ}·(|x| + 1)` where double precision cannot tell the root (it stops
-    /// 0.45–0.83 from 1 for μ = 29) in about 40 steps, as it does from every stall (0.6–3.3
-    /// from 1), and those points are one solution. For μ = 33, 34 paths also stall where the
-    /// residual is above `√RESIDUAL_TOL`, and Newton brings them there too: one solution of
-    /// multiplicity μ and no failed path, where a residual bound left three failed.
+    /// wandered, [`wandered`]) is a singular solution when its residual is at the rounding
+    /// level of the evaluation there ([`rounding_ratio`] at most [`STALLED_ROUNDING_FACTOR`])
+    /// and the Jacobian there is rank deficient (at [`singular_rank_tol`] without an
+    /// accuracy, the tolerance of the endpoint's reported rank). Else `y` itself is one when
+    /// its Jacobian is rank deficient, its residual below [`RESIDUAL_TOL`], and Newton did
+    /// not lower that residual: as near `V(F)` as Newton gets. Near a positive-dimensional
+    /// component the Jacobian is rank deficient along it and Newton's steps drift that way:
+    /// cyclic-8 (total-degree start, seed 4) has path 33466 stall at residual 1.9e-11
+    /// (5.7e3 times its rounding), rank 7 of 8, and Newton from there stop at 1.8e-10.
+    ///
+    /// A small residual at `y` alone is no evidence: for the expanded `(x − 1)^μ` it is
+    /// `(|x − 1|/(|x| + 1))^μ`, 4e-7–2e-6 at x ≈ 4–4.5 for μ = 29, where paths stalled, with
+    /// a full-rank Jacobian. Newton from there reaches the region `|x − 1| ≲ ε^{1/μ}·(|x| + 1)`
+    /// where double precision cannot tell the root (it stops 0.45–0.83 from 1 for μ = 29) in
+    /// about 40 steps, as it does from every stall (0.6–3.3 from 1), and those points are one
+    /// solution. For μ = 33, 34 paths also stall where the residual is above `√RESIDUAL_TOL`,
+    /// and Newton brings them there too: one solution of multiplicity μ and no failed path,
+    /// where a residual bound left three failed.
     fn settle_stalled(&self, y: &[C64]) -> Result<StalledSingular, String> {
         let (z, eta, rate) = self.cost.time(Part::Newton, || {
             let mut z = y.to_vec();
@@ -457,33 +463,47 @@ impl<'a> Refiner<'a> {
         });
         let n = self.system.n();
         let tol = singular_rank_tol(None);
-        let newton = (!wandered(y, &z)).then_some((z, eta, rate));
+        let wandered = wandered(y, &z);
         let mut seen = Vec::new();
-        for (p, eta, rate) in newton.into_iter().chain([(y.to_vec(), f64::NAN, f64::NAN)]) {
-            let (x, residual) = self.affine(&p);
+        let mut newton_residual = f64::INFINITY;
+        if !wandered {
+            let (x, residual) = self.affine(&z);
             let rounding = rounding_ratio(self.system, &x);
             let rank = self.rank(&x, tol);
             if rounding <= STALLED_ROUNDING_FACTOR && rank < n {
                 return Ok(StalledSingular {
-                    error: refinement_error(&p, eta, rate, true),
-                    y: p,
+                    error: refinement_error(&z, eta, rate, true),
+                    y: z,
                     x,
                     residual,
                 });
             }
+            newton_residual = residual;
             seen.push(format!(
-                "residual {residual:.1e} ({rounding:.1e} × its rounding), rank {rank} of {n}"
+                "where Newton from it stops, residual {residual:.1e} ({rounding:.1e} × its \
+                 rounding), rank {rank} of {n}"
             ));
-        }
-        let at = if seen.len() == 2 {
-            "where Newton from it stops"
         } else {
-            "where it stopped (Newton from it wandered)"
-        };
-        Err(format!(
-            "no singular solution {at}: {}",
-            seen.join("; where it stopped: ")
-        ))
+            seen.push("Newton from it wandered".to_string());
+        }
+        let (x, residual) = self.affine(y);
+        let rank = self.rank(&x, tol);
+        if rank < n && residual < RESIDUAL_TOL && newton_residual >= residual {
+            return Ok(StalledSingular {
+                error: if wandered {
+                    f64::NAN
+                } else {
+                    refinement_error(y, eta, rate, true)
+                },
+                y: y.to_vec(),
+                x,
+                residual,
+            });
+        }
+        seen.push(format!(
+            "where it stopped, residual {residual:.1e}, rank {rank} of {n}"
+        ));
+        Err(format!("no singular solution: {}", seen.join("; ")))
     }
 
     /// [`numerical_rank`] of the target system at `x`, timed as a [`Part::Condition`].
