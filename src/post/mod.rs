@@ -410,6 +410,104 @@ impl<'a> Refiner<'a> {
             .time(Part::Condition, || self.condition_untimed(y, absolute_rows))
     }
 
+    /// A path stalled near t = 1 on its last attempt, at `y`: the singular solution it is
+    /// settled at, or why it is left failed.
+    ///
+    /// Newton from `y` ([`Self::newton_steps`], one step at a time while the corrections
+    /// shrink, at most [`STALLED_NEWTON_STEPS`]) converges linearly towards a multiple root
+    /// (rate `1 − 1/m`) until the rounding stops it. The point where it stopped (unless it
+    /// wandered, [`wandered`]) is a singular solution when its residual is at the rounding
+    /// level of the evaluation there ([`rounding_ratio`] at most [`STALLED_ROUNDING_FACTOR`])
+    /// and the Jacobian there is rank deficient (at [`singular_rank_tol`] without an
+    /// accuracy, the tolerance of the endpoint's reported rank). Else `y` itself is one when
+    /// its Jacobian is rank deficient, its residual below [`RESIDUAL_TOL`], and Newton did
+    /// not lower that residual: as near `V(F)` as Newton gets. Near a positive-dimensional
+    /// component the Jacobian is rank deficient along it and Newton's steps drift that way:
+    /// cyclic-8 (total-degree start, seed 4) has path 33466 stall at residual 1.9e-11
+    /// (5.7e3 times its rounding), rank 7 of 8, and Newton from there stop at 1.8e-10.
+    ///
+    /// A small residual at `y` alone is no evidence: for the expanded `(x − 1)^μ` it is
+    /// `(|x − 1|/(|x| + 1))^μ`, 4e-7–2e-6 at x ≈ 4–4.5 for μ = 29, where paths stalled, with
+    /// a full-rank Jacobian. Newton from there reaches the region `|x − 1| ≲ ε^{1/μ}·(|x| + 1)`
+    /// where double precision cannot tell the root (it stops 0.45–0.83 from 1 for μ = 29) in
+    /// about 40 steps, as it does from every stall (0.6–3.3 from 1), and those points are one
+    /// solution. For μ = 33, 34 paths also stall where the residual is above `√RESIDUAL_TOL`,
+    /// and Newton brings them there too: one solution of multiplicity μ and no failed path,
+    /// where a residual bound left three failed.
+    fn settle_stalled(&self, y: &[C64]) -> Result<StalledSingular, String> {
+        let (z, eta, rate) = self.cost.time(Part::Newton, || {
+            let mut z = y.to_vec();
+            let mut w = z.clone();
+            let (mut first, mut last, mut steps) = (f64::NAN, f64::INFINITY, 0i32);
+            for _ in 0..STALLED_NEWTON_STEPS {
+                w.copy_from_slice(&z);
+                let (eta, _) = self.newton_steps(&mut w, 1);
+                if !(eta < last) {
+                    break; // no longer contracting: the rounding (or no root) stops it
+                }
+                z.copy_from_slice(&w);
+                steps += 1;
+                if steps == 1 {
+                    first = eta;
+                }
+                last = eta;
+                if eta < 1e-15 {
+                    break;
+                }
+            }
+            // The mean rate over the steps: the last ratio is the rounding's, not the root's.
+            let rate = if steps >= 2 {
+                (last / first).powf(1.0 / (steps - 1) as f64)
+            } else {
+                f64::INFINITY
+            };
+            (z, last, rate)
+        });
+        let n = self.system.n();
+        let tol = singular_rank_tol(None);
+        let wandered = wandered(y, &z);
+        let mut seen = Vec::new();
+        let mut newton_residual = f64::INFINITY;
+        if !wandered {
+            let (x, residual) = self.affine(&z);
+            let rounding = rounding_ratio(self.system, &x);
+            let rank = self.rank(&x, tol);
+            if rounding <= STALLED_ROUNDING_FACTOR && rank < n {
+                return Ok(StalledSingular {
+                    error: refinement_error(&z, eta, rate, true),
+                    y: z,
+                    x,
+                    residual,
+                });
+            }
+            newton_residual = residual;
+            seen.push(format!(
+                "where Newton from it stops, residual {residual:.1e} ({rounding:.1e} × its \
+                 rounding), rank {rank} of {n}"
+            ));
+        } else {
+            seen.push("Newton from it wandered".to_string());
+        }
+        let (x, residual) = self.affine(y);
+        let rank = self.rank(&x, tol);
+        if rank < n && residual < RESIDUAL_TOL && newton_residual >= residual {
+            return Ok(StalledSingular {
+                error: if wandered {
+                    f64::NAN
+                } else {
+                    refinement_error(y, eta, rate, true)
+                },
+                y: y.to_vec(),
+                x,
+                residual,
+            });
+        }
+        seen.push(format!(
+            "where it stopped, residual {residual:.1e}, rank {rank} of {n}"
+        ));
+        Err(format!("no singular solution: {}", seen.join("; ")))
+    }
+
     /// [`numerical_rank`] of the target system at `x`, timed as a [`Part::Condition`].
     fn rank(&self, x: &[C64], tol: f64) -> usize {
         self.cost
@@ -795,32 +893,33 @@ impl<'a> Refiner<'a> {
                         }
                         Some(_) => {
                             // A path that stopped near t = 1 without diverging is singular
-                            // only where it stopped on the target system, and only once
-                            // recovery has tracked it again; otherwise it failed. A negative
-                            // v is noise, not a valuation, whatever its size: inside the disc
-                            // that double precision cannot resolve around a root of
-                            // multiplicity 24 (radius (2^24·ε)^{1/24} ≈ 0.44 for `(x − 1)^24`
-                            // expanded) paths stall with v ≈ −0.05, and two of 24 were
-                            // reported failed beside the singular solution of the other 22.
-                            let (x, residual) = self.affine(&y);
-                            if residual < RESIDUAL_TOL.sqrt() && self.last_attempt {
-                                // Recovery tracked it again with tighter steps (see
-                                // `solver`) and it still stopped short: singular, as far as
-                                // double precision tells.
-                                ep.coordinates = Some(x);
-                                ep.residual = residual;
-                                ep.condition = self.condition(&y);
-                                // How far off this point is: Newton from it converges
-                                // linearly towards a multiple root (rate 1 − 1/m), and
-                                // stalls within the radius where double precision
-                                // cannot tell the root (ε^{1/m} of it: (x − 1)^16 gives
-                                // points 0.2–0.6 from 1).
-                                let mut z = y.clone();
-                                let nz = self.newton(&mut z, 8);
-                                if !wandered(&y, &z) {
-                                    ep.error = refinement_error(&z, nz.eta, nz.ratio, true);
+                            // only once recovery has tracked it again (with tighter steps, see
+                            // `solver`) and it still stopped short, and only where Newton from
+                            // its stop reaches a singular point ([`Self::settle_stalled`]);
+                            // otherwise it failed. A negative v is noise, not a valuation,
+                            // whatever its size: inside the disc that double precision cannot
+                            // resolve around a root of multiplicity 24 (radius
+                            // (2^24·ε)^{1/24} ≈ 0.44 for `(x − 1)^24` expanded) paths stall
+                            // with v ≈ −0.05, and two of 24 were reported failed beside the
+                            // singular solution of the other 22.
+                            if self.last_attempt {
+                                match self.settle_stalled(&y) {
+                                    Ok(s) => {
+                                        ep.condition = self.condition(&s.y);
+                                        ep.coordinates = Some(s.x);
+                                        ep.residual = s.residual;
+                                        ep.error = s.error;
+                                        y = s.y;
+                                        Status::Singular
+                                    }
+                                    Err(why) => {
+                                        ep.reason = Some(format!(
+                                            "{}; {why}",
+                                            ep.reason.as_deref().unwrap_or("stalled")
+                                        ));
+                                        Status::Failed
+                                    }
                                 }
-                                Status::Singular
                             } else {
                                 Status::Failed
                             }
@@ -1110,6 +1209,53 @@ pub fn refinement_error(y: &[C64], eta: f64, ratio: f64, singular: bool) -> f64 
     } else {
         e
     }
+}
+
+/// A stalled path settled as singular ([`Refiner::settle_stalled`]): its point (unit
+/// homogeneous and affine), relative residual and error estimate ([`refinement_error`]).
+struct StalledSingular {
+    y: Vec<C64>,
+    x: Vec<C64>,
+    residual: f64,
+    error: f64,
+}
+
+/// Most Newton steps from a stalled point in [`Refiner::settle_stalled`]: linear
+/// convergence at rate `1 − 1/m` takes `m·ln(d/r)` steps from distance `d` to the radius `r`
+/// where rounding stops it (about 40 from x ≈ 4.5 to 0.8 from the root of `(x − 1)^29`;
+/// 60 at m = 40).
+pub const STALLED_NEWTON_STEPS: usize = 200;
+
+/// A stalled path's point is a zero to the rounding of the evaluation
+/// ([`Refiner::settle_stalled`]) when its [`rounding_ratio`] is at most this. Newton stops
+/// short of the worst-case bound: converging at rate `1 − 1/m`, it stops contracting where the
+/// rounding in the Jacobian reaches `1/m` of a step (for the expanded `(x − 1)^36` with
+/// `3x − y − 2`: at residuals up to 2.4e-14 = 108·ε, 1.5 times the bound of 73·ε).
+pub const STALLED_ROUNDING_FACTOR: f64 = 10.0;
+
+/// Largest ratio over the equations of `system` of `|f_k(x)|` to the worst-case rounding of
+/// its evaluation in double, `(t_k + d_k)·ε·(max|c| + Σ|c·x^a|)` for equation k of `t_k`
+/// terms, each a product of at most `d_k` factors (`Σ|a_i|`): the rounding in its terms and
+/// their sum, relative to the size of the terms, so the same for any scaling of the
+/// equation. At most 1 at a zero to rounding: the expanded `(x − 1)^29` is one where
+/// `(|x − 1|/(|x| + 1))^29` is below 59·ε ≈ 1.3e-14, within 0.45–0.83 of 1; at x = 4–4.5
+/// the ratio is 3e7–2e8.
+pub fn rounding_ratio(system: &System, x: &[C64]) -> f64 {
+    let x_abs = crate::system::moduli(x);
+    system
+        .equations
+        .iter()
+        .map(|f| {
+            let d = f
+                .terms
+                .iter()
+                .map(|t| t.exponents.iter().map(|a| a.unsigned_abs()).sum::<u32>())
+                .max()
+                .unwrap_or(0);
+            let ops = (f.terms.len() + d as usize) as f64;
+            f.eval(x).norm() / (ops * f64::EPSILON * f.size_at_moduli(&x_abs))
+        })
+        .fold(0.0, f64::max)
 }
 
 /// Largest error estimate of a singular endpoint ([`refinement_error`]): beyond it two
