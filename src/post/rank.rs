@@ -2,7 +2,7 @@
 //! with each equation's row scaled by its size at the point, exceed a tolerance. A full rank
 //! is proven cheaply from an LU inverse where it is clear; the singular values decide the rest.
 
-use crate::system::System;
+use crate::system::{monomial_partials, PartialScratch, System};
 use num_complex::Complex64 as C64;
 
 /// Numerical rank of `∂F/∂x` at `x`: singular values of the Jacobian with row k divided by
@@ -14,11 +14,15 @@ pub fn numerical_rank(system: &System, x: &[C64], tol: f64) -> usize {
     // Column-major, as `linalg::small` factors it.
     let mut a = vec![C64::new(0.0, 0.0); m * n];
     let x_abs = crate::system::moduli(x);
+    let mut scratch = PartialScratch::default();
     for (k, f) in system.equations.iter().enumerate() {
-        let w = f.size_at_moduli(&x_abs);
-        for (c, v) in f.gradient(x).iter().enumerate() {
-            a[c * m + k] = v / w;
+        for t in &f.terms {
+            monomial_partials(&t.exponents, x, &mut scratch, |j, e, d| {
+                a[j * m + k] += t.coeff * e as f64 * d;
+            });
         }
+        let w = f.size_at_moduli(&x_abs);
+        (0..n).for_each(|j| a[j * m + k] /= w);
     }
     if m == n && full_rank_by_inverse(n, &a, tol) {
         return n;
