@@ -19,6 +19,7 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::post::Endpoint;
 use crate::report::progress::Phase;
+use crate::report::usage::Usage;
 use crate::report::{DeviceLoad, Summary};
 use crate::solver::plan::{Feed, PathFeed, Plan};
 use crate::solver::{solve, Observer, SolveOptions};
@@ -317,12 +318,14 @@ pub fn solve_on_devices(
         (gathered, results)
     });
     let gathered = gathered?;
+    let first_pass = clock.elapsed().as_secs_f64();
+    let mut usage = meter.finish();
     let mut backends = Vec::new();
     for r in results {
-        backends.push(r?);
+        let (backend, share) = r?;
+        add_refinement(&mut usage, &share);
+        backends.push(backend);
     }
-    let first_pass = clock.elapsed().as_secs_f64();
-    let usage = meter.finish();
     let loads: Vec<DeviceLoad> = feeds
         .iter()
         .map(|f| f.clock.lock().expect("clock").load.clone())
@@ -351,7 +354,8 @@ pub fn solve_on_devices(
 }
 
 /// One worker: opens its backend (unless given), then tracks the first pass of every batch
-/// its feed is handed, with its share of the threads.
+/// its feed is handed, with its share of the threads; returns the backend and the usage of
+/// its first pass (its refinement by part).
 fn track_share(
     system: &System,
     opts: &SolveOptions,
@@ -359,7 +363,7 @@ fn track_share(
     feed: &Arc<DeviceFeed>,
     backend: Option<Box<dyn Backend>>,
     make: &(dyn Fn(&Worker) -> Result<Box<dyn Backend>> + Sync),
-) -> Result<Box<dyn Backend>> {
+) -> Result<(Box<dyn Backend>, Usage)> {
     let mut backend = match backend {
         Some(b) => b,
         None => make(worker)?,
@@ -374,11 +378,24 @@ fn track_share(
         },
         ..opts.clone()
     };
-    solve(system, &o, backend.as_mut(), &mut |e: &Endpoint| {
+    let share = solve(system, &o, backend.as_mut(), &mut |e: &Endpoint| {
         feed.ends.lock().expect("ends").push(e.clone());
         Ok(())
     })?;
-    Ok(backend)
+    Ok((backend, share.phases.tracking_usage))
+}
+
+/// The workers' refinement by part and their waits on it, summed into the run's `usage`
+/// (its CPU seconds and GPU use are measured over the whole first pass already).
+fn add_refinement(usage: &mut Usage, share: &Usage) {
+    for (part, cost) in &share.refine_parts {
+        let sum = usage.refine_parts.entry(part.clone()).or_default();
+        sum.seconds += cost.seconds;
+        sum.calls += cost.calls;
+    }
+    if let Some(w) = share.waited_for_refinement {
+        *usage.waited_for_refinement.get_or_insert(0.0) += w;
+    }
 }
 
 /// The caller's side: hands out batches (at least `min_batch` paths) until the queue is
@@ -553,6 +570,16 @@ mod tests {
                 loads.iter().filter(|l| l.paths > 0).count() > 1,
                 "{name}: {loads:?}"
             );
+            // Every first-pass endpoint refined once, on whichever worker tracked it.
+            let refined = |s: &Summary| {
+                s.phases
+                    .tracking_usage
+                    .refine_parts
+                    .get("total")
+                    .map(|c| c.calls)
+            };
+            assert_eq!(refined(&all), Some(one.paths), "{name}");
+            assert_eq!(refined(&one), Some(one.paths), "{name}");
         }
     }
 
