@@ -7,7 +7,7 @@
 //! `d` roots were reported singular (d = 5,000). In affine coordinates the same roots have
 //! terms of size 1 and Newton converges quadratically.
 
-use crate::system::System;
+use crate::system::{monomial_partials, PartialScratch, System};
 use num_complex::Complex64 as C64;
 
 /// Below this (natural log) the largest term of a homogeneous equation at the unit point is
@@ -91,25 +91,18 @@ fn condition(system: &System, x: &[C64]) -> f64 {
     let s: Vec<f64> = x.iter().map(|v| v.norm().max(1.0)).collect();
     let xa: Vec<f64> = x.iter().map(|v| v.norm()).collect();
     let mut m = nalgebra::DMatrix::<C64>::zeros(n, n);
+    let mut scratch = PartialScratch::default();
     for (k, f) in system.equations.iter().enumerate() {
         let g = f.gradient(x);
+        // Σ_a |c_a|·|a_j|·|x^{a−e_j}|, scaled as the column.
         let mut abs = vec![0.0f64; n];
         for t in &f.terms {
-            for j in 0..n {
-                let aj = t.exponents[j];
-                if aj == 0 {
-                    continue;
-                }
-                let mut v = t.coeff.norm() * (aj as f64).abs();
-                for (i, &a) in t.exponents.iter().enumerate() {
-                    let e = if i == j { a - 1 } else { a };
-                    if e != 0 {
-                        v *= xa[i].powi(e);
-                    }
-                }
-                abs[j] += v * s[j];
-            }
+            let c = t.coeff.norm();
+            monomial_partials(&t.exponents, &xa, &mut scratch, |j, e, d| {
+                abs[j] += c * (e as f64).abs() * d;
+            });
         }
+        abs.iter_mut().zip(&s).for_each(|(a, sj)| *a *= sj);
         let w = abs.iter().fold(0.0f64, |a, &b| a.max(b));
         if !(w > 0.0 && w.is_finite()) {
             return f64::INFINITY;
