@@ -325,6 +325,115 @@ fn membership_names_dimension_and_component() {
     assert!(on_set(&mut mover, w, &q, 5).unwrap().is_none());
 }
 
+/// A point where two planes cross (`z·(x − y) = 0`), known to 1e-4 only, as the endpoint of
+/// a path that ends on a positive-dimensional solution set is there: the witness points
+/// moved to the slices through it land on the planes 1e-4 away, beyond the matching
+/// tolerance, yet it is on the set. Moved onto `V(F)` first, it is recognized; points off
+/// the set by a coefficient's size are not.
+#[test]
+fn a_point_known_to_1e_4_where_two_planes_cross_is_on_them() {
+    let sys = system("variables: [x, y, z]\nequations: ['z*(x - y)']", "planes");
+    let mut backend = CpuBackend::new(2).unwrap();
+    let o = opts(2);
+    let (sets, _) = witness_sets(&sys, &o, &mut backend, &mut |_| {}).unwrap();
+    assert_eq!(degrees(&sets), vec![(2, 2)]);
+    let w = &sets[0];
+    let mut mover = Mover::new(
+        w.randomization.apply(&sys),
+        sys.variables.clone(),
+        o.solve.tracker.clone(),
+        &mut backend,
+    );
+    let off = [C64::new(0.3, 0.2), C64::new(-0.7, 0.0), C64::new(0.0, 0.5)];
+    for (k, base) in [[1.0, 1.0, 0.0], [-2.0, -2.0, 0.0], [0.5, 0.5, 0.0]]
+        .iter()
+        .enumerate()
+    {
+        let p: Vec<C64> = base
+            .iter()
+            .zip(&off)
+            .map(|(&b, &d)| C64::new(b, 0.0) + 1e-4 * d)
+            .collect();
+        assert!(sys.relative_residual(&p) < 1e-7, "p is a zero to 1e-7");
+        // The witness points moved to the slices through p miss it by ~1e-4.
+        let through =
+            pathtrack::witness::slices::Slices::through(w.slices.coefficients.clone(), &p);
+        let moved = mover
+            .move_points(&w.slices, &through, C64::new(0.6, 0.8), &w.points)
+            .unwrap();
+        for m in &moved {
+            let x = m.x.as_ref().expect("moved point");
+            let d = pathtrack::witness::moving::relative_distance(x, &p);
+            assert!(d > 1e-6, "case {k}: {d}");
+        }
+        assert!(
+            on_set_by_all_points(&mut mover, w, &p, 4)
+                .unwrap()
+                .is_some(),
+            "case {k}"
+        );
+        assert!(on_set(&mut mover, w, &p, 4).unwrap().is_some(), "case {k}");
+        let q = pathtrack::witness::membership::onto_zeros(&mover.fixed, &p);
+        assert!(sys.relative_residual(&q) < 1e-14, "case {k}: {q:?}");
+        assert!(pathtrack::witness::moving::relative_distance(&q, &p) < 1e-3);
+    }
+    // Off the planes by 0.01 in z: no zero, no member.
+    let p = [C64::new(1.0, 0.0), C64::new(2.0, 0.0), C64::new(0.01, 0.0)];
+    assert!(on_set(&mut mover, w, &p, 4).unwrap().is_none());
+}
+
+/// cyclic-9's surface near infinity, where coordinates of size 40 and 1e-3 meet: the slices
+/// through such a point cut the surface at a small angle (condition numbers 1e10–1e13), so
+/// the witness point moved there lands 1e-5 from it, and some of those paths fail on their
+/// first try. These points (endpoints of the cascade's level 1 on the H200) are on the
+/// surface; cyclic-9's isolated singular solutions (multiplicity 4) are not.
+/// Data: `tests/data/cyclic9_surface.json`.
+#[test]
+fn points_of_cyclic9s_surface_near_infinity_are_on_it() {
+    let sys = pathtrack::system::families::by_name("cyclic9")
+        .unwrap()
+        .unwrap();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/cyclic9_surface.json"
+    );
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let file: pathtrack::witness::file::WitnessFile =
+        serde_json::from_value(data["witness"].clone()).unwrap();
+    let w = &file.sets[0];
+    assert_eq!((w.dimension, w.degree()), (2, 18));
+    let points = |key: &str| -> Vec<Vec<C64>> {
+        serde_json::from_value::<Vec<Vec<[f64; 2]>>>(data[key].clone())
+            .unwrap()
+            .into_iter()
+            .map(|p| p.into_iter().map(|[re, im]| C64::new(re, im)).collect())
+            .collect()
+    };
+    let mut backend = CpuBackend::new(2).unwrap();
+    let mut mover = Mover::new(
+        w.randomization.apply(&sys),
+        sys.variables.clone(),
+        opts(1).solve.tracker.clone(),
+        &mut backend,
+    );
+    let on_surface = points("on_surface");
+    let isolated = points("isolated");
+    assert!(on_surface.len() >= 8 && isolated.len() >= 6);
+    for (k, p) in on_surface.iter().enumerate() {
+        let spread = p.iter().map(|z| z.norm()).fold(0.0, f64::max)
+            / p.iter().map(|z| z.norm()).fold(f64::INFINITY, f64::min);
+        assert!(spread > 1e3, "point {k} is near infinity");
+        assert!(on_set(&mut mover, w, p, 1).unwrap().is_some(), "point {k}");
+    }
+    for (k, p) in isolated.iter().enumerate() {
+        assert!(
+            on_set(&mut mover, w, p, 1).unwrap().is_none(),
+            "isolated {k}"
+        );
+    }
+}
+
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pathtrack"));
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
