@@ -39,7 +39,6 @@
 
 use crate::eval::dd::Cdd;
 use crate::post::{Endpoint, Status};
-use crate::report::Tally;
 use crate::system::System;
 use nalgebra::DMatrix;
 use num_complex::Complex64 as C64;
@@ -344,22 +343,20 @@ fn dd_value(f: &crate::system::Polynomial, y: &[Cdd]) -> Option<Cdd> {
     Some(sum)
 }
 
-/// The singular clusters of `tally` (every endpoint singular) that [`sample_nearby`] finds
-/// on a positive-dimensional component, as endpoints to record: each of their paths with
+/// The singular clusters (each its point and endpoints, all singular:
+/// `report::Tally::singular_clusters`) that [`sample_nearby`] finds on a
+/// positive-dimensional component, as endpoints to record: each of their paths with
 /// status [`Status::PositiveDimensional`], `attempt` as given (the line follows the run's
 /// other lines of the path), and the sample in its reason. Each cluster draws from its own
 /// random stream (`seed`, its first path), so the verdicts do not depend on the threads.
 /// Runs on the current rayon pool.
-pub fn relabel(system: &System, tally: &Tally, seed: u64, attempt: u8) -> Vec<Endpoint> {
-    let clusters: Vec<Vec<Endpoint>> = tally
-        .singular_solutions()
-        .into_iter()
-        .filter_map(|s| {
-            let ends: Option<Vec<Endpoint>> = s.paths.iter().map(|&p| tally.endpoint(p)).collect();
-            ends.filter(|e| e.iter().all(|e| e.status == Status::Singular))
-                .map(|e| (s.coordinates, e))
-        })
-        .collect::<Vec<_>>()
+pub fn relabel(
+    system: &System,
+    clusters: Vec<(Vec<C64>, Vec<Endpoint>)>,
+    seed: u64,
+    attempt: u8,
+) -> Vec<Endpoint> {
+    let clusters: Vec<Vec<Endpoint>> = clusters
         .into_par_iter()
         .filter_map(|(x, ends)| {
             if !decides(ends.len()) {

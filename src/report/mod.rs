@@ -784,6 +784,21 @@ impl Tally {
             .collect()
     }
 
+    /// The singular solutions whose endpoints are all singular (a cluster holding a
+    /// nonsingular endpoint is an isolated solution), each as its coordinates and its
+    /// endpoints: what the local dimension test (`post::local_dimension::relabel`) decides.
+    pub fn singular_clusters(&self) -> Vec<(Vec<C64>, Vec<Endpoint>)> {
+        self.singular_solutions()
+            .into_iter()
+            .filter_map(|s| {
+                let ends: Option<Vec<Endpoint>> =
+                    s.paths.iter().map(|&p| self.endpoint(p)).collect();
+                ends.filter(|e| e.iter().all(|e| e.status == Status::Singular))
+                    .map(|e| (s.coordinates, e))
+            })
+            .collect()
+    }
+
     /// [`Self::solutions`] without a copy: the clusters computed already are moved out and
     /// the records freed (at the end of a solve, where the copy was a third of the memory
     /// per path: docs/performance.md).

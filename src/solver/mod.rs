@@ -937,7 +937,9 @@ pub fn solve(
     phases.recovery = lap();
     if opts.local_dimension && !opts.plan.first_pass_only {
         let seed = opts.seed;
-        let found = pool.install(|| local_dimension::relabel(system, &tally, seed, attempt + 1));
+        let found = pool.install(|| {
+            local_dimension::relabel(system, tally.singular_clusters(), seed, attempt + 1)
+        });
         for e in found {
             tally.add(&e);
             obs.endpoint(&e)?;
