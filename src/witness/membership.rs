@@ -11,7 +11,7 @@ use super::moving::{nearest_within, relative_distance, Moved, Mover};
 use super::slices::{random_unit, Slices};
 use super::{rng, Stream, WitnessSet};
 use crate::error::Result;
-use crate::system::Polynomial;
+use crate::system::System;
 use num_complex::Complex64 as C64;
 
 /// A moved witness point within this distance ([`relative_distance`]) of `p` reaches it.
@@ -94,28 +94,24 @@ pub const PROJECTION_MAX_MOVE: f64 = 1e-2;
 /// `p` moved onto the zeros of `g` by Gauss–Newton with minimum-norm steps,
 /// `x ← x − J(x)⁺ g(x)` (the pseudo-inverse from the singular values of the `m × n`
 /// Jacobian, those below `1e-13·σ_max` taken as zero), each step taken only where it
-/// lowers the largest relative residual `|g_k(x)| / Σ|c·x^a|` by [`PROJECTION_GAIN`]: a
+/// lowers the relative residual ([`System::relative_residual`]) by [`PROJECTION_GAIN`]: a
 /// point of `V(G)` near `p`. Near a smooth point of `V(G)` the steps converge
 /// quadratically; near a singular one (where components meet: the endpoints of paths that
 /// end on a positive-dimensional solution set, known to ~1e-4 there) linearly. A point
 /// that is a zero to rounding does not move (a step through small singular values there
 /// is rounding amplified). Returns `p` itself where the steps leave it by more than
 /// [`PROJECTION_MAX_MOVE`].
-pub fn onto_zeros(g: &[Polynomial], p: &[C64]) -> Vec<C64> {
-    let (m, n) = (g.len(), p.len());
-    let residual = |x: &[C64]| {
-        g.iter()
-            .map(|f| f.eval(x).norm() / f.size_at(x).max(f64::MIN_POSITIVE))
-            .fold(0.0, f64::max)
-    };
+pub fn onto_zeros(g: &System, p: &[C64]) -> Vec<C64> {
+    let (m, n) = (g.equations.len(), p.len());
+    let residual = |x: &[C64]| g.relative_residual(x);
     let mut x = p.to_vec();
     let mut r = residual(&x);
     for _ in 0..PROJECTION_STEPS {
         if r == 0.0 {
             break;
         }
-        let values = nalgebra::DVector::from_iterator(m, g.iter().map(|f| -f.eval(&x)));
-        let rows: Vec<Vec<C64>> = g.iter().map(|f| f.gradient(&x)).collect();
+        let values = nalgebra::DVector::from_iterator(m, g.eval(&x).into_iter().map(|v| -v));
+        let rows: Vec<Vec<C64>> = g.equations.iter().map(|f| f.gradient(&x)).collect();
         let jacobian = nalgebra::DMatrix::from_fn(m, n, |i, j| rows[i][j]);
         let svd = jacobian.svd(true, true);
         let cut = 1e-13 * svd.singular_values.max();
@@ -172,7 +168,11 @@ pub fn on_set_by_all_points(
     if w.points.is_empty() {
         return Ok(None);
     }
-    let p = &onto_zeros(&mover.fixed, p);
+    let fixed = mover.target(&Slices {
+        coefficients: Vec::new(),
+        constants: Vec::new(),
+    });
+    let p = &onto_zeros(&fixed, p);
     let through = Slices::through(w.slices.coefficients.clone(), p);
     let residual_p = dd_relative_residual(&mover.target(&through), p);
     let nearest = |moved: &[Moved]| {
