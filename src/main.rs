@@ -1,3 +1,9 @@
+/// mimalloc rather than the system allocator: the tracker's loop allocates every endpoint and
+/// the refinement threads free them; glibc's malloc serializes those frees on the loop
+/// thread's arena (docs/cuda.md, "Memory allocation").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if let Some(missing) = missing_cpu_features() {
         eprintln!(

@@ -272,3 +272,118 @@ fn carried_paths_end_in_their_slots() {
 fn settled_paths_end_in_their_slots() {
     common_slots::settled_to_their_end(HostResident::new(2).unwrap());
 }
+
+/// Records the calls the tracker's loop makes to a [`ResidentTracker`] (and passes them on).
+struct Recorder<'a> {
+    inner: &'a mut dyn pathtrack::track::resident::ResidentTracker,
+    calls: Vec<&'static str>,
+}
+
+impl pathtrack::track::resident::ResidentTracker for Recorder<'_> {
+    fn begin(
+        &mut self,
+        opts: &pathtrack::track::TrackerOptions,
+    ) -> pathtrack::error::Result<usize> {
+        self.inner.begin(opts)
+    }
+    fn load(
+        &mut self,
+        starts: &[(usize, pathtrack::track::StartPoint)],
+    ) -> pathtrack::error::Result<()> {
+        self.calls.push("load");
+        self.inner.load(starts)
+    }
+    fn launch(&mut self, iterations: u32) -> pathtrack::error::Result<()> {
+        self.calls.push("launch");
+        self.inner.launch(iterations)
+    }
+    fn collect(
+        &mut self,
+        evict: bool,
+    ) -> pathtrack::error::Result<Vec<(usize, pathtrack::track::resident::SlotExit)>> {
+        self.calls.push(if evict { "evict" } else { "collect" });
+        self.inner.collect(evict)
+    }
+    fn host_engine(
+        &self,
+    ) -> pathtrack::error::Result<(
+        &pathtrack::eval::EvalLayout,
+        std::sync::Arc<rayon::ThreadPool>,
+    )> {
+        self.inner.host_engine()
+    }
+    fn compact(&mut self) -> pathtrack::error::Result<Vec<(usize, usize)>> {
+        self.inner.compact()
+    }
+}
+
+/// The loop keeps the slots busy while the host works: after every collection that leaves
+/// paths in their slots the next call is the launch, before any start point is loaded (a
+/// load queued behind a running launch does not hold the device up), and every path that
+/// is loaded is tracked to its end. katsura-5's 32 total-degree paths through 8 slots.
+#[test]
+fn each_collection_is_followed_by_the_next_launch_before_any_load() {
+    use pathtrack::backend::Backend;
+    let sys = shipped("katsura5");
+    let mut rng = pathtrack::solver::rng_for(4);
+    let td = pathtrack::start::total_degree::TotalDegree::new(&sys, &mut rng).unwrap();
+    let mut b = HostResident::new(2).unwrap();
+    b.set_homotopy(&td.homotopy).unwrap();
+    let opts = pathtrack::track::TrackerOptions {
+        batch: 8,
+        ..Default::default()
+    };
+    let count = td.path_count() as u64;
+    let mut starts = (0..count).map(|i| pathtrack::track::StartPoint {
+        path: i,
+        y: td.start_point(i as u128),
+        tau: -16.0,
+        log: false,
+        lifts: None,
+        steps: (0, 0),
+    });
+    let mut rec = Recorder {
+        inner: b.resident().expect("HostResident has slots"),
+        calls: Vec::new(),
+    };
+    let mut ended = Vec::new();
+    pathtrack::track::resident::track_resident(
+        &mut rec,
+        &td.homotopy,
+        &opts,
+        &mut starts,
+        &mut |e| {
+            ended.push(e.path);
+            Ok(())
+        },
+    )
+    .unwrap();
+    ended.sort_unstable();
+    assert_eq!(
+        ended,
+        (0..count).collect::<Vec<_>>(),
+        "every path ends once"
+    );
+    let calls = rec.calls;
+    assert!(
+        calls.iter().filter(|c| **c == "load").count() >= 4,
+        "{calls:?}"
+    );
+    let launches = calls.iter().filter(|c| **c == "launch").count();
+    assert!(launches > 4, "{calls:?}");
+    for (i, w) in calls.windows(2).enumerate() {
+        if w[0] == "collect" {
+            assert_ne!(
+                w[1], "load",
+                "call {i}: a load between a collection and the launch: {calls:?}"
+            );
+        }
+    }
+    // Every launch but the first follows a collection directly.
+    let first = calls.iter().position(|c| *c == "launch").unwrap();
+    for (i, w) in calls.windows(2).enumerate().skip(first) {
+        if w[1] == "launch" {
+            assert_eq!(w[0], "collect", "call {}: {calls:?}", i + 1);
+        }
+    }
+}

@@ -214,6 +214,61 @@ impl Device {
             .map_err(|e| cuda_err("cuMemcpyHtoDAsync", e))
     }
 
+    /// Page-locked host memory of `bytes` bytes.
+    pub fn alloc_pinned(&self, bytes: usize) -> Result<PinnedBuf> {
+        self.bind()?;
+        let bytes = bytes.max(1);
+        let ptr = unsafe { dr::malloc_host(bytes, 0) }
+            .map_err(|e| cuda_err(&format!("cuMemHostAlloc({bytes} bytes)"), e))?;
+        Ok(PinnedBuf {
+            ptr: ptr as *mut u8,
+            bytes,
+            ctx: self.ctx.clone(),
+            copied: None,
+        })
+    }
+
+    /// Queues copies of byte ranges of `src` to device buffers, `(dst, dst offset, src
+    /// offset, bytes)` each, without waiting; `src` cannot be written until they are done
+    /// ([`PinnedBuf::bytes_mut`] waits).
+    pub fn htod_pinned(
+        &self,
+        src: &mut PinnedBuf,
+        copies: &[(&DBuf, usize, usize, usize)],
+    ) -> Result<()> {
+        for &(dst, at, from, n) in copies {
+            if at + n > dst.bytes || from + n > src.bytes {
+                return Err(Error::Internal(format!(
+                    "pinned copy of {n} bytes from {from} to {at}: buffers of {} and {}",
+                    src.bytes, dst.bytes
+                )));
+            }
+            if n == 0 {
+                continue;
+            }
+            // SAFETY: both ranges are inside their buffers (checked above); `src` stays
+            // untouched until the event recorded below has passed.
+            unsafe {
+                dsys::cuMemcpyHtoDAsync_v2(
+                    dst.ptr + at as u64,
+                    src.ptr.add(from) as *const std::ffi::c_void,
+                    n,
+                    self.stream.cu_stream(),
+                )
+            }
+            .result()
+            .map_err(|e| cuda_err("cuMemcpyHtoDAsync", e))?;
+        }
+        let e = self
+            .ctx
+            .new_event(Some(dsys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(|e| cuda_err("cuEventCreate", e))?;
+        e.record(&self.stream)
+            .map_err(|e| cuda_err("cuEventRecord", e))?;
+        src.copied = Some(e);
+        Ok(())
+    }
+
     /// Copies the start of `src` into `dst` and waits for it.
     pub fn dtoh<T>(&self, dst: &mut [T], src: &DBuf) -> Result<()> {
         let n = std::mem::size_of_val(dst);
@@ -258,6 +313,44 @@ impl Device {
         self.stream
             .synchronize()
             .map_err(|e| cuda_err("cuStreamSynchronize", e))
+    }
+}
+
+/// Page-locked host memory (`cuMemHostAlloc`), freed on drop. A copy from pageable memory
+/// may wait for the work queued before it on the stream; a copy from here does not, so the
+/// host can queue uploads behind a running launch ([`Device::htod_pinned`]).
+pub struct PinnedBuf {
+    ptr: *mut u8,
+    pub bytes: usize,
+    ctx: Arc<CudaContext>,
+    /// Recorded after the last copy from this buffer: [`PinnedBuf::bytes_mut`] waits for it.
+    copied: Option<cudarc::driver::CudaEvent>,
+}
+
+// The buffer is plain host memory owned by this value; the context is thread-safe.
+unsafe impl Send for PinnedBuf {}
+
+impl PinnedBuf {
+    /// The buffer's bytes, once the copies queued from it have been done.
+    pub fn bytes_mut(&mut self) -> Result<&mut [u8]> {
+        if let Some(e) = self.copied.take() {
+            e.synchronize()
+                .map_err(|e| cuda_err("cuEventSynchronize", e))?;
+        }
+        // SAFETY: `ptr` holds `bytes` bytes of host memory owned by this value, and no
+        // copy from it is queued any more.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes) })
+    }
+}
+
+impl Drop for PinnedBuf {
+    fn drop(&mut self) {
+        if let Some(e) = self.copied.take() {
+            let _ = e.synchronize();
+        }
+        if self.ctx.bind_to_thread().is_ok() {
+            let _ = unsafe { dr::free_host(self.ptr as *mut std::ffi::c_void) };
+        }
     }
 }
 
@@ -307,6 +400,22 @@ impl Timer {
         self.start
             .record(&dev.stream)
             .map_err(|e| cuda_err("cuEventRecord", e))
+    }
+    /// Records the stop event without waiting for it (see [`Timer::elapsed_ms`]).
+    pub fn record_stop(&self, dev: &Device) -> Result<()> {
+        self.stop
+            .record(&dev.stream)
+            .map_err(|e| cuda_err("cuEventRecord", e))
+    }
+    /// Waits for the stop event; milliseconds between the two events.
+    pub fn elapsed_ms(&self) -> Result<f64> {
+        self.stop
+            .synchronize()
+            .map_err(|e| cuda_err("cuEventSynchronize", e))?;
+        self.start
+            .elapsed_ms(&self.stop)
+            .map(|v| v as f64)
+            .map_err(|e| cuda_err("cuEventElapsedTime", e))
     }
     /// Records the stop event, waits for it, returns milliseconds since `start`.
     pub fn stop_ms(&self, dev: &Device) -> Result<f64> {

@@ -10,7 +10,7 @@ pub mod device;
 pub mod jit;
 pub mod nvml;
 
-pub use device::{cuda_err, guarded, DBuf, Device, Timer};
+pub use device::{cuda_err, guarded, DBuf, Device, PinnedBuf, Timer};
 
 pub use jit::{compile_units, Compiled, Unit};
 

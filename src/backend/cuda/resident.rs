@@ -175,6 +175,9 @@ pub(crate) struct Slots {
     /// Staging: slot indices, then the packed start points or records.
     stage_idx: Option<DBuf>,
     stage_data: Option<DBuf>,
+    /// The host side of a load: page-locked, so that a load queued behind a running launch
+    /// does not wait for it.
+    pinned: Option<crate::gpu::PinnedBuf>,
     /// The iterations captured as a CUDA graph, for (launch range, iterations).
     graph: Option<((usize, u32), Graph)>,
     /// False once a capture failed (plain launches from then on).
@@ -203,7 +206,7 @@ enum Part {
 }
 
 /// Sampled device time of the parts of an iteration (`PATHTRACK_RESIDENT_TRACE`).
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 struct Profile {
     /// Milliseconds of evaluation, direction solve and `rt_advance`, summed over samples.
     ms: [f64; 3],
@@ -219,11 +222,24 @@ struct Profile {
     /// collections (gathering the records, decoding them).
     wait_s: f64,
     gather_s: f64,
+    /// `gather_s` by part: the status scan, the gather's upload and launch, its download,
+    /// the records decoded.
+    gather_parts: [f64; 4],
+    /// Device milliseconds of the launched iterations (CUDA events around each launch, read
+    /// at the next collection), and the launches timed so.
+    launched_ms: f64,
+    launches_timed: u64,
+    /// The events of the launch not yet read.
+    pending: Option<crate::gpu::Timer>,
 }
 
 /// With `PATHTRACK_RESIDENT_TRACE`, every this many launches one iteration is timed part by
 /// part.
 const PROFILE_EVERY: u64 = 8;
+
+/// Start points loaded per upload: the page-locked and device staging memory of a load is
+/// that of this many (`--batch 1000000` loads a million at once).
+const LOAD_CHUNK: usize = 65_536;
 
 /// Launch ranges are multiples of this (fewer graph captures as the used range moves).
 const GRAPH_GRAIN: usize = 1024;
@@ -361,6 +377,7 @@ impl CudaBackend {
             lifts: None,
             stage_idx: None,
             stage_data: None,
+            pinned: None,
             graph: None,
             graph_ok: true,
             active: Vec::new(),
@@ -496,45 +513,8 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Captures [`Self::queue_iterations`] as a CUDA graph (one launch replays them all).
-    fn capture_iterations(&self, p: usize, iterations: u32) -> Result<cudarc::driver::CudaGraph> {
-        self.dev
-            .capture_graph(|| self.queue_iterations(p, iterations))
-    }
-}
-
-impl ResidentTracker for CudaBackend {
-    fn begin(&mut self, opts: &TrackerOptions) -> Result<usize> {
-        self.slots = None;
-        self.dev.bind()?;
-        let (free, _) = self.dev.mem_info()?;
-        let per = self.slot_bytes()?;
-        let mut cap = ((free as f64 * 0.6) as usize / per).clamp(1, 1 << 22);
-        cap = cap.min(opts.batch.max(1));
-        if self.chunk_limit > 0 {
-            cap = cap.min(self.chunk_limit);
-        }
-        loop {
-            let got = self.ensure(cap, false)?;
-            match self.alloc_slots(got, opts) {
-                Ok(s) => {
-                    self.slots = Some(s);
-                    return Ok(got);
-                }
-                Err(Error::DeviceMemory(_)) if got > 1 => {
-                    cap = got / 2;
-                    self.bufs = None;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    fn load(&mut self, starts: &[(usize, StartPoint)]) -> Result<()> {
-        self.dev.bind()?;
-        if starts.is_empty() {
-            return Ok(());
-        }
+    /// [`ResidentTracker::load`] of at most [`LOAD_CHUNK`] start points.
+    fn load_chunk(&mut self, starts: &[(usize, StartPoint)]) -> Result<()> {
         let (nn, m) = {
             let l = self.loaded()?;
             (l.nn, l.m)
@@ -577,28 +557,43 @@ impl ResidentTracker for CudaBackend {
                 lifts.extend_from_slice(p.lifts.as_deref().unwrap_or(default));
             }
         }
-        // staging data: y | τ | steps | lifts | log flags (8-byte aligned sections)
+        // staging data: y | τ | steps | lifts | log flags (8-byte aligned sections), then
+        // the slot indices, written to page-locked memory and copied from there
         let (o_tau, o_steps) = (16 * q * nn, 16 * q * nn + 8 * q);
         let o_lifts = o_steps + 8 * q;
         let o_log = o_lifts + 8 * lifts.len();
-        self.stage(4 * q, o_log + q)?;
-        let s = self.slots.as_ref().expect("slots allocated");
+        let data_bytes = o_log + q;
+        let o_idx = data_bytes.next_multiple_of(8);
+        self.stage(4 * q, data_bytes)?;
+        let need = o_idx + 4 * q;
+        let dev = &self.dev;
+        let s = self.slots.as_mut().expect("slots allocated");
+        if s.pinned.as_ref().is_none_or(|p| p.bytes < need) {
+            s.pinned = None;
+            s.pinned = Some(dev.alloc_pinned(need + need / 4)?);
+        }
+        let pinned = s.pinned.as_mut().expect("allocated above");
+        {
+            let buf = pinned.bytes_mut()?;
+            put_bytes(buf, 0, &ys);
+            put_bytes(buf, o_tau, &taus);
+            put_bytes(buf, o_steps, &steps);
+            put_bytes(buf, o_lifts, &lifts);
+            put_bytes(buf, o_log, &logs);
+            put_bytes(buf, o_idx, &idx);
+        }
         let (si, sd) = (
             s.stage_idx.as_ref().unwrap(),
             s.stage_data.as_ref().unwrap(),
         );
-        let at = |o: usize| sd.ptr + o as u64;
-        let dev = &self.dev;
-        dev.htod(si, &idx)?;
-        copy_at(dev, sd, 0, &ys)?;
-        copy_at(dev, sd, o_tau, &taus)?;
-        copy_at(dev, sd, o_steps, &steps)?;
-        copy_at(dev, sd, o_lifts, &lifts)?;
-        copy_at(dev, sd, o_log, &logs)?;
+        dev.htod_pinned(pinned, &[(sd, 0, 0, data_bytes), (si, 0, o_idx, 4 * q)])?;
+        let (si_ptr, sd_ptr) = (si.ptr, sd.ptr);
+        let at = |o: usize| sd_ptr + o as u64;
+        let s = self.slots.as_ref().expect("slots allocated");
         let l = self.loaded()?;
         let (state, opts) = (s.state, s.opts);
         let (p_idx, p_y, p_tau, p_log, p_steps) =
-            (si.ptr, at(0), at(o_tau), at(o_log), at(o_steps));
+            (si_ptr, at(0), at(o_tau), at(o_log), at(o_steps));
         let p_lifts = if with_lifts { at(o_lifts) } else { 0 };
         let qi = i32_of(q)?;
         unsafe {
@@ -619,6 +614,47 @@ impl ResidentTracker for CudaBackend {
         Ok(())
     }
 
+    /// Captures [`Self::queue_iterations`] as a CUDA graph (one launch replays them all).
+    fn capture_iterations(&self, p: usize, iterations: u32) -> Result<cudarc::driver::CudaGraph> {
+        self.dev
+            .capture_graph(|| self.queue_iterations(p, iterations))
+    }
+}
+
+impl ResidentTracker for CudaBackend {
+    fn begin(&mut self, opts: &TrackerOptions) -> Result<usize> {
+        self.slots = None;
+        self.dev.bind()?;
+        let (free, _) = self.dev.mem_info()?;
+        let per = self.slot_bytes()?;
+        let mut cap = ((free as f64 * 0.6) as usize / per).clamp(1, 1 << 22);
+        cap = cap.min(opts.batch.max(1));
+        if self.chunk_limit > 0 {
+            cap = cap.min(self.chunk_limit);
+        }
+        loop {
+            let got = self.ensure(cap, false)?;
+            match self.alloc_slots(got, opts) {
+                Ok(s) => {
+                    self.slots = Some(s);
+                    return Ok(got);
+                }
+                Err(Error::DeviceMemory(_)) if got > 1 => {
+                    cap = got / 2;
+                    self.bufs = None;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn load(&mut self, starts: &[(usize, StartPoint)]) -> Result<()> {
+        self.dev.bind()?;
+        for chunk in starts.chunks(LOAD_CHUNK) {
+            self.load_chunk(chunk)?;
+        }
+        Ok(())
+    }
     fn launch(&mut self, iterations: u32) -> Result<()> {
         self.dev.bind()?;
         let (hi, cap) = {
@@ -664,10 +700,25 @@ impl ResidentTracker for CudaBackend {
                 pr.capture_s += t0.elapsed().as_secs_f64();
             }
         }
+        let timer = match self.slots.as_ref().and_then(|s| s.profile.as_ref()) {
+            Some(_) => {
+                let t = crate::gpu::Timer::new(&self.dev)?;
+                t.start(&self.dev)?;
+                Some(t)
+            }
+            None => None,
+        };
         match &self.slots.as_ref().expect("checked above").graph {
-            Some((_, g)) => g.0.launch().map_err(|e| cuda_err("cuGraphLaunch", e)),
-            None => self.queue_iterations(p, iterations),
+            Some((_, g)) => g.0.launch().map_err(|e| cuda_err("cuGraphLaunch", e))?,
+            None => self.queue_iterations(p, iterations)?,
         }
+        if let Some(t) = timer {
+            t.record_stop(&self.dev)?;
+            if let Some(pr) = self.slots.as_mut().and_then(|s| s.profile.as_mut()) {
+                pr.pending = Some(t);
+            }
+        }
+        Ok(())
     }
 
     fn collect(&mut self, evict: bool) -> Result<Vec<(usize, SlotExit)>> {
@@ -690,6 +741,10 @@ impl ResidentTracker for CudaBackend {
         let t1 = std::time::Instant::now();
         if let Some(pr) = self.slots.as_mut().unwrap().profile.as_mut() {
             pr.wait_s += (t1 - t0).as_secs_f64();
+            if let Some(t) = pr.pending.take() {
+                pr.launched_ms += t.elapsed_ms()?;
+                pr.launches_timed += 1;
+            }
         }
         let leaving: Vec<i32> = (0..hi)
             .filter(|&i| status[i] > SLOT_ACTIVE || (evict && status[i] == SLOT_ACTIVE))
@@ -704,6 +759,7 @@ impl ResidentTracker for CudaBackend {
         if q == 0 {
             return Ok(Vec::new());
         }
+        let t_scan = std::time::Instant::now();
         let rec = record_len(nn);
         self.stage(4 * q, 16 * q * rec)?;
         let s = self.slots.as_ref().unwrap();
@@ -725,8 +781,10 @@ impl ResidentTracker for CudaBackend {
                 .launch(grid1(q))
         }
         .map_err(|e| cuda_err("cuLaunchKernel(rt_gather)", e))?;
+        let t_up = std::time::Instant::now();
         let mut out = vec![C64::new(0.0, 0.0); q * rec];
         self.dev.dtoh(&mut out, sd)?;
+        let t_down = std::time::Instant::now();
         let s = self.slots.as_mut().unwrap();
         s.hi = still.map_or(0, |i| i + 1);
         let tau_end = s.opts.tau_end;
@@ -740,6 +798,14 @@ impl ResidentTracker for CudaBackend {
         }
         if let Some(pr) = s.profile.as_mut() {
             pr.gather_s += t1.elapsed().as_secs_f64();
+            for (acc, (a, b)) in pr.gather_parts.iter_mut().zip([
+                (t1, t_scan),
+                (t_scan, t_up),
+                (t_up, t_down),
+                (t_down, std::time::Instant::now()),
+            ]) {
+                *acc += (b - a).as_secs_f64();
+            }
         }
         Ok(exits)
     }
@@ -786,9 +852,20 @@ impl ResidentTracker for CudaBackend {
     fn profile(&self) -> Option<String> {
         let pr = self.slots.as_ref()?.profile.as_ref()?;
         let host = format!(
-            "{} launches; waiting for them {:.3} s, gathering exits {:.3} s, {} graph captures \
-             {:.3} s",
-            pr.launches, pr.wait_s, pr.gather_s, pr.captures, pr.capture_s
+            "{} launches ({} timed on the device: {:.3} s); waiting for them {:.3} s, gathering \
+             exits {:.3} s (status scan {:.3}, upload {:.3}, download {:.3}, decoding {:.3}), {} \
+             graph captures {:.3} s",
+            pr.launches,
+            pr.launches_timed,
+            pr.launched_ms / 1e3,
+            pr.wait_s,
+            pr.gather_s,
+            pr.gather_parts[0],
+            pr.gather_parts[1],
+            pr.gather_parts[2],
+            pr.gather_parts[3],
+            pr.captures,
+            pr.capture_s
         );
         if pr.samples == 0 {
             return Some(host);
@@ -834,11 +911,13 @@ impl ResidentTracker for CudaBackend {
 }
 
 /// Copies `src` to byte offset `offset` of `dst`.
-fn copy_at<T>(dev: &crate::gpu::Device, dst: &DBuf, offset: usize, src: &[T]) -> Result<()> {
-    if src.is_empty() {
-        return Ok(());
-    }
-    dev.htod_at(dst, offset, src)
+/// Writes the bytes of `src` (plain numbers) at byte `offset` of `buf`.
+fn put_bytes<T: Copy>(buf: &mut [u8], offset: usize, src: &[T]) {
+    let n = std::mem::size_of_val(src);
+    // SAFETY: `T` is a plain number type here (f64, u32, i32, u8, Complex<f64>), every bit
+    // pattern of its bytes is initialized, and the range is checked by the slice index.
+    let bytes = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const u8, n) };
+    buf[offset..offset + n].copy_from_slice(bytes);
 }
 
 /// A slot's record (see `RT_REC` in kernels/track.cu) as a [`Snapshot`].

@@ -43,7 +43,9 @@ pub trait ResidentTracker {
     /// Prepares the slots for tracking with `opts` the homotopy already loaded by
     /// `Backend::set_homotopy`; returns the number of slots.
     fn begin(&mut self, opts: &TrackerOptions) -> Result<usize>;
-    /// Puts start points into empty slots `(slot, start)`.
+    /// Puts start points into empty slots `(slot, start)`. Called while a launch may be
+    /// running: the points take part from the next launch on, and the call should not wait
+    /// for the running one.
     fn load(&mut self, starts: &[(usize, StartPoint)]) -> Result<()>;
     /// Runs `iterations` iterations on every active slot (may return before they are done).
     fn launch(&mut self, iterations: u32) -> Result<()>;

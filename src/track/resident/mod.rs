@@ -376,6 +376,9 @@ pub fn track_resident(
     let clock = std::time::Instant::now();
     let mut handovers = HandOvers::default();
     let (mut t_launch, mut t_host, mut t_collect, mut t_compact) = (0.0, 0.0, 0.0, 0.0);
+    // The loop's own parts (`PATHTRACK_RESIDENT_TRACE`): start points drawn and loaded,
+    // endpoints handed on, slot exits turned into ends and host paths.
+    let (mut t_feed, mut t_load, mut t_handover, mut t_exits) = (0.0, 0.0, 0.0, 0.0);
     let mut host_evals = 0u64;
     let (mut loops, mut handed, mut ended, mut evicted, mut moved) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let slots = rt.begin(opts)?;
@@ -390,93 +393,24 @@ pub fn track_resident(
     // Paths that left their slots at `Reached` or failed, handed to `on_end` after the next
     // launch.
     let mut finished: Vec<PathEnd> = Vec::new();
+    // The loop keeps the device busy while the host works: the next launch is queued as soon
+    // as the last one's exits are read, and everything else of the host's (start points
+    // loaded, endpoints handed on, the host's own paths) runs while the slots iterate.
+    // Start points loaded after a launch wait for the next one (their slots, ~2 % of the
+    // batch per loop on cyclic-13, sit out one launch).
     loop {
-        let mut new = Vec::new();
-        while !exhausted && !free.is_empty() {
-            match starts.next() {
-                Some(s) => {
-                    let Reverse(slot) = free.pop().expect("checked non-empty");
-                    occupant[slot] = Some(Occupant {
-                        path: s.path,
-                        lifts: s.lifts.clone(),
-                    });
-                    new.push((slot, s));
-                }
-                None => exhausted = true,
-            }
-        }
-        if !new.is_empty() {
-            rt.load(&new)?;
-        }
+        loops += 1;
+        // Collect what the slots did since the last collection (waits for the last launch).
         let resident = slots - free.len();
         let evict = exhausted && resident <= tail;
-        loops += 1;
-        let t0 = std::time::Instant::now();
-        if resident > 0 && !evict {
-            rt.launch(iterations)?;
-            stats.rounds += iterations as u64;
-            stats.evaluations += iterations as u64 * resident as u64;
-        }
-        // The paths that ended in the last collection go on (to refinement) while the
-        // slots iterate.
-        for end in finished.drain(..) {
-            on_end(end)?;
-        }
-        let t1 = std::time::Instant::now();
-        t_launch += (t1 - t0).as_secs_f64();
-        if !host.is_empty() {
-            let steps = if resident > 0 && !evict {
-                host_beside
-            } else {
-                host_alone
-            };
-            let (ends, evaluations, rounds) = if rt.host_paths_on_device(host.len()) {
-                let steps = if resident > 0 && !evict {
-                    device_beside
-                } else {
-                    host_alone
-                };
-                device_rounds += 1;
-                step_on_device(
-                    rt,
-                    &mut device_round,
-                    &mut t_device_directions,
-                    &mut host,
-                    steps,
-                    (nh, m),
-                    &default_lifts,
-                    opts,
-                )?
-            } else {
-                let (layout, pool) = rt.host_engine()?;
-                step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?
-            };
-            for end in ends {
-                if trace {
-                    handovers.ended(&end);
-                }
-                if traced.contains(&end.path) {
-                    eprintln!(
-                        "path {} at {:.3} s (loop {loops}): ended on the host ({:?} at τ = {:e})",
-                        end.path,
-                        clock.elapsed().as_secs_f64(),
-                        end.code,
-                        end.tau
-                    );
-                }
-                on_end(end)?;
-            }
-            stats.rounds += rounds;
-            stats.evaluations += evaluations;
-            host_evals += evaluations;
-        }
-        let t2 = std::time::Instant::now();
-        t_host += (t2 - t1).as_secs_f64();
+        let t_top = std::time::Instant::now();
         if resident > 0 {
             if evict {
                 evicted += resident as u64;
             }
-            for (slot, exit) in rt.collect(evict)? {
+            let collected = rt.collect(evict)?;
+            let t_collected = std::time::Instant::now();
+            for (slot, exit) in collected {
                 let Some(o) = occupant[slot].take() else {
                     continue;
                 };
@@ -540,6 +474,7 @@ pub fn track_resident(
                 }
             }
             let t3 = std::time::Instant::now();
+            t_exits += (t3 - t_collected).as_secs_f64();
             if exhausted && !no_compaction {
                 let moves = rt.compact()?;
                 if !moves.is_empty() {
@@ -555,27 +490,107 @@ pub fn track_resident(
             }
             t_compact += t3.elapsed().as_secs_f64();
         }
-        t_collect += t2.elapsed().as_secs_f64();
+        let t0 = std::time::Instant::now();
+        t_collect += (t0 - t_top).as_secs_f64();
+        // The next launch, on the paths still in their slots; once the start points are
+        // exhausted and at most `tail` paths remain, none: the next collection evicts them.
+        let resident = slots - free.len();
+        let launched = resident > 0 && !(exhausted && resident <= tail);
+        if launched {
+            rt.launch(iterations)?;
+            stats.rounds += iterations as u64;
+            stats.evaluations += iterations as u64 * resident as u64;
+        }
+        let t_launched = std::time::Instant::now();
+        t_launch += (t_launched - t0).as_secs_f64();
+        // New start points into the free slots, for the launch after this one.
+        let mut new = Vec::new();
+        while !exhausted && !free.is_empty() {
+            match starts.next() {
+                Some(s) => {
+                    let Reverse(slot) = free.pop().expect("checked non-empty");
+                    occupant[slot] = Some(Occupant {
+                        path: s.path,
+                        lifts: s.lifts.clone(),
+                    });
+                    new.push((slot, s));
+                }
+                None => exhausted = true,
+            }
+        }
+        let t_drawn = std::time::Instant::now();
+        if !new.is_empty() {
+            rt.load(&new)?;
+        }
+        let t_loaded = std::time::Instant::now();
+        t_load += (t_loaded - t_drawn).as_secs_f64();
+        t_feed += (t_loaded - t_launched).as_secs_f64();
+        // The paths that ended in this collection go on (to refinement) while the slots
+        // iterate.
+        for end in finished.drain(..) {
+            on_end(end)?;
+        }
+        let t1 = std::time::Instant::now();
+        t_handover += (t1 - t_loaded).as_secs_f64();
+        if !host.is_empty() {
+            let steps = if launched { host_beside } else { host_alone };
+            let (ends, evaluations, rounds) = if rt.host_paths_on_device(host.len()) {
+                let steps = if launched { device_beside } else { host_alone };
+                device_rounds += 1;
+                step_on_device(
+                    rt,
+                    &mut device_round,
+                    &mut t_device_directions,
+                    &mut host,
+                    steps,
+                    (nh, m),
+                    &default_lifts,
+                    opts,
+                )?
+            } else {
+                let (layout, pool) = rt.host_engine()?;
+                step_in_groups(layout, &pool, &mut host, steps, nh, m, &default_lifts, opts)?
+            };
+            for end in ends {
+                if trace {
+                    handovers.ended(&end);
+                }
+                if traced.contains(&end.path) {
+                    eprintln!(
+                        "path {} at {:.3} s (loop {loops}): ended on the host ({:?} at τ = {:e})",
+                        end.path,
+                        clock.elapsed().as_secs_f64(),
+                        end.code,
+                        end.tau
+                    );
+                }
+                on_end(end)?;
+            }
+            stats.rounds += rounds;
+            stats.evaluations += evaluations;
+            host_evals += evaluations;
+        }
+        let t2 = std::time::Instant::now();
+        t_host += (t2 - t1).as_secs_f64();
         if trace_loops {
             eprintln!(
                 "resident loop {loops}: {resident} in slots, {} on the host; host round {:.2} ms, \
                  collect {:.2} ms",
                 host.len(),
                 1e3 * (t2 - t1).as_secs_f64(),
-                1e3 * t2.elapsed().as_secs_f64()
+                1e3 * (t0 - t_top).as_secs_f64()
             );
         }
         if exhausted && free.len() == slots && host.is_empty() {
-            for end in finished.drain(..) {
-                on_end(end)?;
-            }
             break;
         }
     }
     if trace {
         eprintln!(
-            "resident: {slots} slots, {loops} loops, {:.3} s: launch and hand-over {t_launch:.3} s, host rounds \
-             {t_host:.3} s, collect {t_collect:.3} s (compaction {t_compact:.3} s); {ended} ended in slots, {handed} to the host \
+            "resident: {slots} slots, {loops} loops, {:.3} s: launches {t_launch:.3} s, start points \
+             drawn and loaded {t_feed:.3} s (loaded {t_load:.3} s), hand-over {t_handover:.3} s, host rounds \
+             {t_host:.3} s, collect {t_collect:.3} s (exits decoded {t_exits:.3} s, compaction \
+             {t_compact:.3} s); {ended} ended in slots, {handed} to the host \
              ({evicted} evicted in the tail); {moved} moved by compaction; {} slot-iterations \
              launched, {} host evaluations",
             clock.elapsed().as_secs_f64(),
