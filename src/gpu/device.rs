@@ -419,15 +419,7 @@ impl Timer {
     }
     /// Records the stop event, waits for it, returns milliseconds since `start`.
     pub fn stop_ms(&self, dev: &Device) -> Result<f64> {
-        self.stop
-            .record(&dev.stream)
-            .map_err(|e| cuda_err("cuEventRecord", e))?;
-        self.stop
-            .synchronize()
-            .map_err(|e| cuda_err("cuEventSynchronize", e))?;
-        self.start
-            .elapsed_ms(&self.stop)
-            .map(|v| v as f64)
-            .map_err(|e| cuda_err("cuEventElapsedTime", e))
+        self.record_stop(dev)?;
+        self.elapsed_ms()
     }
 }
