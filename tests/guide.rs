@@ -202,7 +202,7 @@ fn solutions_by_two_starts(system: &System, count: usize) -> Vec<Vec<C64>> {
     }
     a.solutions()
         .iter()
-        .map(|s| s.coordinates.clone())
+        .map(|s| s.coordinates.to_vec())
         .collect()
 }
 

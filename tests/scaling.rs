@@ -103,7 +103,7 @@ fn check_start(family: &str, n: usize, seeds: &[u64], start: StartKind) {
 /// The distinct solutions of the scaled run `s1` are those of `s0`, and no more.
 fn same_solutions(s0: &Summary, s1: &Summary, what: &str) {
     let pts = |s: &Summary| -> Vec<Vec<C64>> {
-        s.solutions.iter().map(|x| x.coordinates.clone()).collect()
+        s.solutions.iter().map(|x| x.coordinates.to_vec()).collect()
     };
     let (p0, p1) = (pts(s0), pts(s1));
     assert_eq!(p0.len(), p1.len(), "{what}");

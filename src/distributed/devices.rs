@@ -590,7 +590,7 @@ mod tests {
             let close = b.solutions.iter().find(|t| {
                 s.coordinates
                     .iter()
-                    .zip(&t.coordinates)
+                    .zip(t.coordinates.iter())
                     .all(|(x, y)| (x - y).norm() < 1e-8)
             });
             let t = close.unwrap_or_else(|| panic!("{name}: {:?} is missing", s.coordinates));

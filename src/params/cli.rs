@@ -318,7 +318,7 @@ fn run_family(a: &SolveArgs, fam: &Family) -> Result<i32> {
                 .solutions
                 .iter()
                 .filter(|s| s.status == crate::post::Status::Nonsingular)
-                .map(|s| s.coordinates.clone())
+                .map(|s| s.coordinates.to_vec())
                 .collect();
             (points, p, Some(summary))
         }

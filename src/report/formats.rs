@@ -78,7 +78,7 @@ impl Entry {
 
     fn of_solution(s: &Solution) -> Entry {
         Entry {
-            coordinates: s.coordinates.clone(),
+            coordinates: s.coordinates.to_vec(),
             multiplicity: s.multiplicity(),
             err: 0.0,
             rco: inverse(s.condition),

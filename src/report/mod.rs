@@ -183,8 +183,9 @@ pub struct RecoveryRound {
 pub struct Solution {
     pub status: Status,
     /// The endpoint of the cluster with the smallest residual (singular: with the smallest
-    /// error estimate, then residual).
-    pub coordinates: Vec<C64>,
+    /// error estimate, then residual); shared with the tally's record of that endpoint, so
+    /// that a solve keeps each endpoint's coordinates once.
+    pub coordinates: std::sync::Arc<[C64]>,
     /// Paths ending here.
     pub paths: Vec<u64>,
     /// Winding numbers of those paths that went through the Cauchy endgame.
@@ -365,7 +366,7 @@ pub fn write_solutions(path: &std::path::Path, sols: &[Solution]) -> Result<()> 
 struct Record {
     path: u64,
     status: Status,
-    coords: Option<Vec<C64>>,
+    coords: Option<std::sync::Arc<[C64]>>,
     winding: Option<u32>,
     residual: f64,
     condition: f64,
@@ -465,7 +466,7 @@ impl Tally {
             coords: e
                 .status
                 .is_finite()
-                .then(|| e.coordinates.clone().unwrap_or_default()),
+                .then(|| e.coordinates.as_deref().unwrap_or_default().into()),
             winding: e.winding,
             residual: e.residual,
             condition: e.condition,
@@ -517,7 +518,7 @@ impl Tally {
             status: r.status,
             reason: None,
             projective: y,
-            coordinates: Some(x.clone()),
+            coordinates: Some(x.to_vec()),
             residual: r.residual,
             condition: r.condition,
             accepted: 0,
@@ -566,7 +567,7 @@ impl Tally {
 
     /// The current endpoints of `paths` (status and finite coordinates), to compare with
     /// after re-tracking them ([`Self::recovered_since`]).
-    pub fn snapshot(&self, paths: &[u64]) -> Vec<(u64, Status, Option<Vec<C64>>)> {
+    pub fn snapshot(&self, paths: &[u64]) -> Vec<(u64, Status, Option<std::sync::Arc<[C64]>>)> {
         paths
             .iter()
             .filter_map(|p| self.index.get(p).map(|&i| &self.records[i]))
@@ -580,7 +581,7 @@ impl Tally {
     /// before. Of two paths that shared a solution, only the one that moved counts; a path
     /// is counted once however many rounds re-tracked it, so this never exceeds the
     /// re-tracked paths.
-    pub fn recovered_since(&self, before: &[(u64, Status, Option<Vec<C64>>)]) -> u64 {
+    pub fn recovered_since(&self, before: &[(u64, Status, Option<std::sync::Arc<[C64]>>)]) -> u64 {
         let still: std::collections::HashSet<u64> = self.suspects().into_iter().collect();
         before
             .iter()
@@ -698,13 +699,13 @@ impl Tally {
         let labels = dedup::cluster_with(&pts, &tols);
         let mut at = std::collections::HashMap::<usize, usize>::new();
         let mut out: Vec<(Solution, (f64, f64))> = Vec::new();
-        for (i, (&l, r)) in labels.iter().zip(recs).enumerate() {
+        for (&l, r) in labels.iter().zip(recs) {
             let k = *at.entry(l).or_insert_with(|| {
                 out.push((
                     Solution {
                         status,
-                        coordinates: Vec::new(),
-                        paths: Vec::new(),
+                        coordinates: std::sync::Arc::from([]),
+                        paths: Vec::with_capacity(1),
                         winding_numbers: Vec::new(),
                         residual: f64::INFINITY,
                         condition: f64::NAN,
@@ -738,7 +739,7 @@ impl Tally {
             };
             if (err, res) < *best || sol.coordinates.is_empty() {
                 *best = (err, res);
-                sol.coordinates = pts[i].to_vec();
+                sol.coordinates = r.coords.clone().expect("finite record");
                 sol.residual = r.residual;
                 sol.condition = r.condition;
                 sol.rank = r.rank;
@@ -794,7 +795,7 @@ impl Tally {
                 let ends: Option<Vec<Endpoint>> =
                     s.paths.iter().map(|&p| self.endpoint(p)).collect();
                 ends.filter(|e| e.iter().all(|e| e.status == Status::Singular))
-                    .map(|e| (s.coordinates, e))
+                    .map(|e| (s.coordinates.to_vec(), e))
             })
             .collect()
     }

@@ -210,7 +210,7 @@ pub fn cascade(
         nonsolutions = if k > lowest {
             next.into_iter()
                 .filter(|s| s.status == Status::Nonsingular)
-                .map(|s| s.coordinates)
+                .map(|s| s.coordinates.to_vec())
                 .collect()
         } else {
             Vec::new()

@@ -210,7 +210,7 @@ pub(crate) fn clean_candidates(
                 continue;
             }
         }
-        points.push(s.coordinates.clone());
+        points.push(s.coordinates.to_vec());
         multiplicities.push(s.multiplicity());
     }
     Ok((points, multiplicities))

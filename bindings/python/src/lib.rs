@@ -402,7 +402,7 @@ impl NativeResult {
             self.inner.solutions().iter().filter(keep).collect();
         let mut bytes = Vec::with_capacity(chosen.len() * self.inner.variables.len() * 16);
         for s in &chosen {
-            for z in &s.coordinates {
+            for z in s.coordinates.iter() {
                 bytes.extend_from_slice(&z.re.to_ne_bytes());
                 bytes.extend_from_slice(&z.im.to_ne_bytes());
             }
