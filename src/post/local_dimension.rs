@@ -126,6 +126,62 @@ fn sup_dist(a: &[C64], b: &[C64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Largest extent (relative to `1 + ‖x‖∞`) that [`rounding_extent`] probes.
+pub const EXTENT_MAX: f64 = 8.0;
+/// First radius (relative) that [`rounding_extent`] probes; a smaller extent counts as 0.
+pub const EXTENT_MIN: f64 = 1e-6;
+
+/// How far from `x`, relative to `s = 1 + ‖x‖∞`, the target system stays a zero to the
+/// rounding of its evaluation ([`crate::post::rounding_ratio`] at most
+/// [`crate::post::STALLED_ROUNDING_FACTOR`]) along the null direction `v` of the row-scaled
+/// Jacobian: the largest `r = EXTENT_MIN·2^k` such that the points `x + ρ·s·ω·v`,
+/// `ω ∈ {1, −1, i, −i}`, are zeros to rounding for every probed `ρ ≤ r` on some ray. Near
+/// an isolated root of multiplicity μ the residual grows like `dist^μ`, so these points fill
+/// a region of radius about `(2^μ·ε)^{1/μ}·s` (0.6 around the root of the expanded
+/// `(x − 1)^31`) in which double precision cannot place the root: an endpoint there is
+/// known to no better than its extent. 0 at a double or triple root (`ε^{1/2}`, `ε^{1/3}`
+/// are below `EXTENT_MIN`) and on a curve (off its tangent line the residual grows like
+/// `dist²`). `None` when `x` is no zero to rounding, or when a ray does not leave the region
+/// within [`EXTENT_MAX`] (a line of zeros: no bounded region).
+pub fn rounding_extent(system: &System, x: &[C64]) -> Option<f64> {
+    use crate::post::{rounding_ratio, STALLED_ROUNDING_FACTOR};
+    let zero = |p: &[C64]| rounding_ratio(system, p) <= STALLED_ROUNDING_FACTOR;
+    if x.is_empty() || !zero(x) {
+        return None;
+    }
+    let (_, j, _) = scaled(system, x);
+    let svd = j.svd(false, true);
+    let v_t = svd.v_t.as_ref()?;
+    // The right singular vector of the smallest singular value; fewer equations than
+    // variables leave a null space of dimension ≥ 1 beside it: no bounded region.
+    if svd.singular_values.len() < x.len() {
+        return None;
+    }
+    let k = (0..svd.singular_values.len())
+        .min_by(|&a, &b| svd.singular_values[a].total_cmp(&svd.singular_values[b]))?;
+    let v: Vec<C64> = v_t.row(k).iter().map(|z| z.conj()).collect();
+    let s = 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+    let mut extent = 0.0f64;
+    let mut p = x.to_vec();
+    for w in [C64::new(1.0, 0.0), C64::new(-1.0, 0.0), C64::i(), -C64::i()] {
+        let mut r = EXTENT_MIN;
+        loop {
+            for ((pi, xi), vi) in p.iter_mut().zip(x).zip(&v) {
+                *pi = xi + w * vi * (r * s);
+            }
+            if !zero(&p) {
+                break;
+            }
+            if r > EXTENT_MAX {
+                return None;
+            }
+            extent = extent.max(r);
+            r *= 2.0;
+        }
+    }
+    Some(extent)
+}
+
 /// Whether the test can tell an isolated solution of multiplicity `paths` from a point of
 /// a component. On a hyperplane at relative distance `δ` (`δ·s` with `s = 1 + ‖x*‖∞`) the
 /// expanded `(x − x*)^μ` leaves the residual `(δ·s)^μ` against terms whose moduli sum to at

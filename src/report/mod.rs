@@ -408,6 +408,10 @@ pub(crate) fn clustering_tolerance(
             0.0
         };
         by_cond.max(known(error)).clamp(tol, DEDUP_TOL_MAX)
+    } else if error > crate::post::SINGULAR_ERROR_MAX {
+        // Beyond Newton's cap: the region of zeros to rounding around the endpoint
+        // (`post::local_dimension::rounding_extent`), wider than any error Newton gives.
+        known(error)
     } else {
         known(error).clamp(tol, crate::post::SINGULAR_ERROR_MAX.max(tol))
     }
