@@ -916,7 +916,8 @@ impl<'a> Refiner<'a> {
                     {
                         let mut samples = end.samples.clone();
                         samples.push((tau, yt.clone()));
-                        let v = homogenizing_valuation(&samples, self.tau_end);
+                        // None at t = 1 (a tail that reached it, where Newton failed).
+                        let v = homogenizing_valuation(&samples, self.tau_end).or(v);
                         ep.valuation = v;
                         (v, Some(yt))
                     }
