@@ -100,9 +100,9 @@ impl Refiner<'_> {
     /// got stuck is bridged (module doc): from each point its tails handed over in turn,
     /// at most [`BRIDGES_MAX`] times.
     ///
-    /// A singular endpoint's error is at least its [`rounding_extent`]: where the target
-    /// system is a zero to rounding that far around it, the clustering cannot tell its
-    /// endpoint from another one inside that region.
+    /// A singular endpoint gets its [`rounding_extent`]: where the target system is a zero
+    /// to rounding that far around it, the clustering cannot tell its endpoint from another
+    /// one inside that region.
     pub fn process(&self, end: PathEnd) -> Endpoint {
         self.cost.time(Part::Total, || {
             let mut ep = self.process_bridged(end);
@@ -111,8 +111,8 @@ impl Refiner<'_> {
                     .coordinates
                     .as_deref()
                     .and_then(|x| rounding_extent(self.system, x));
-                if let Some(e) = extent.filter(|&e| e > 0.0 && !(ep.error >= e)) {
-                    ep.error = e;
+                if let Some(e) = extent.filter(|&e| e > 0.0) {
+                    ep.rounding_extent = e;
                 }
             }
             ep

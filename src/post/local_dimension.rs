@@ -130,12 +130,14 @@ fn sup_dist(a: &[C64], b: &[C64]) -> f64 {
 pub const EXTENT_MAX: f64 = 8.0;
 /// First radius (relative) that [`rounding_extent`] probes; a smaller extent counts as 0.
 pub const EXTENT_MIN: f64 = 1e-6;
+/// Bisections of the last doubling in [`rounding_extent`]: the extent to 1/16 of itself.
+pub const EXTENT_BISECTIONS: usize = 4;
 
 /// How far from `x`, relative to `s = 1 + ‖x‖∞`, the target system stays a zero to the
 /// rounding of its evaluation ([`crate::post::rounding_ratio`] at most
 /// [`crate::post::STALLED_ROUNDING_FACTOR`]) along the null direction `v` of the row-scaled
-/// Jacobian: the largest `r = EXTENT_MIN·2^k` such that the points `x + ρ·s·ω·v`,
-/// `ω ∈ {1, −1, i, −i}`, are zeros to rounding for every probed `ρ ≤ r` on some ray. Near
+/// Jacobian: the largest `r` such that the points `x + ρ·s·ω·v`, `ω ∈ {1, −1, i, −i}`, are
+/// zeros to rounding for `ρ = EXTENT_MIN·2^k ≤ r` on some ray (the last step bisected). Near
 /// an isolated root of multiplicity μ the residual grows like `dist^μ`, so these points fill
 /// a region of radius about `(2^μ·ε)^{1/μ}·s` (0.6 around the root of the expanded
 /// `(x − 1)^31`) in which double precision cannot place the root: an endpoint there is
@@ -164,20 +166,33 @@ pub fn rounding_extent(system: &System, x: &[C64]) -> Option<f64> {
     let mut extent = 0.0f64;
     let mut p = x.to_vec();
     for w in [C64::new(1.0, 0.0), C64::new(-1.0, 0.0), C64::i(), -C64::i()] {
-        let mut r = EXTENT_MIN;
-        loop {
+        let mut inside = |r: f64| {
             for ((pi, xi), vi) in p.iter_mut().zip(x).zip(&v) {
                 *pi = xi + w * vi * (r * s);
             }
-            if !zero(&p) {
-                break;
-            }
+            zero(&p)
+        };
+        let mut r = EXTENT_MIN;
+        while inside(r) {
             if r > EXTENT_MAX {
                 return None;
             }
-            extent = extent.max(r);
             r *= 2.0;
         }
+        if r == EXTENT_MIN {
+            continue;
+        }
+        // The boundary between r/2 (inside) and r (outside), to 2^-EXTENT_BISECTIONS of r.
+        let (mut lo, mut hi) = (0.5 * r, r);
+        for _ in 0..EXTENT_BISECTIONS {
+            let mid = 0.5 * (lo + hi);
+            if inside(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        extent = extent.max(lo);
     }
     Some(extent)
 }

@@ -163,6 +163,10 @@ pub struct Endpoint {
     /// nonsingular one, `η/(1 − θ)` (linear convergence at rate θ) for a singular one
     /// refined by Newton; NaN when unknown ([`refinement_error`]).
     pub error: f64,
+    /// Radius (relative, as `error`) of the region of zeros to rounding around a singular
+    /// endpoint ([`local_dimension::rounding_extent`]): the clustering reads it as an error
+    /// bound; NaN when none was measured.
+    pub rounding_extent: f64,
 }
 
 impl Endpoint {
@@ -186,6 +190,7 @@ impl Endpoint {
             attempt: 0,
             refined_dd: false,
             error: f64::NAN,
+            rounding_extent: f64::NAN,
         }
     }
 
