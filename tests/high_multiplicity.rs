@@ -186,7 +186,7 @@ fn a_root_of_multiplicity_31_and_34_with_a_steep_line_is_one_solution() {
     }
 }
 
-/// The same over seeds 1–4 (about three minutes on two cores).
+/// The same over seeds 1–4 (about four minutes on two cores).
 #[test]
 #[ignore = "long: 20 solves of μ = 31–44"]
 fn roots_of_high_multiplicity_over_more_seeds() {

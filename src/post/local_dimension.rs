@@ -607,6 +607,44 @@ mod tests {
         assert!(sample_nearby(&s, &root, 16, &mut rng()).is_none());
     }
 
+    /// The region of zeros to rounding: about `(2^μ·ε)^{1/μ}·(1 + ‖x‖∞)` around the
+    /// expanded `(x − 1)^μ`'s root (μ = 16, 31; `3x − y − 2` makes the null direction
+    /// `(1, 3)/√10`), none at a double root or on a curve off a straight line, no bound on a
+    /// line of zeros, and nothing at a point that is no zero to rounding.
+    #[test]
+    fn rounding_extent_is_the_region_double_precision_cannot_resolve() {
+        let power = |mu: u32| {
+            let binom = |k: u32| (1..=k).fold(1.0f64, |a, i| a * (mu - k + i) as f64 / i as f64);
+            (0..=mu)
+                .map(|k| {
+                    let c = binom(k) * if (mu - k) % 2 == 0 { 1.0 } else { -1.0 };
+                    format!("{c}*x^{k}")
+                })
+                .collect::<Vec<_>>()
+                .join(" + ")
+        };
+        let root = [c(1.0), c(1.0)];
+        for mu in [16u32, 31] {
+            let s = sys(&[&power(mu), "3*x - y - 2"], &["x", "y"]);
+            let e = rounding_extent(&s, &root).expect("a bounded region");
+            // Along (1, 3)/√10 the x-distance is e·s/√10 with s = 2.
+            let dx = e * 2.0 / 10f64.sqrt();
+            let disc = (2f64.powi(mu as i32) * f64::EPSILON).powf(1.0 / mu as f64);
+            assert!(
+                dx > 0.3 * disc && dx < 3.0 * disc,
+                "μ = {mu}: {dx} against {disc}"
+            );
+            // (x, y) = (3, 7) is no zero to rounding.
+            assert_eq!(rounding_extent(&s, &[c(3.0), c(7.0)]), None);
+        }
+        let double = sys(&["x^2 - 2*x + 1", "y - x"], &["x", "y"]);
+        assert_eq!(rounding_extent(&double, &root), Some(0.0));
+        let circle = sys(&["x^2 + y^2 - 2", "x^2 + y^2 - 2"], &["x", "y"]);
+        assert_eq!(rounding_extent(&circle, &root), Some(0.0));
+        let line = sys(&["x - y", "2*x - 2*y"], &["x", "y"]);
+        assert_eq!(rounding_extent(&line, &root), None);
+    }
+
     /// Clusters of up to 15 paths are tested, larger ones not.
     #[test]
     fn the_test_decides_up_to_multiplicity_15() {
