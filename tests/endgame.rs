@@ -242,6 +242,7 @@ fn endpoint(path: u64, status: Status, x: Option<Vec<C64>>, condition: f64) -> E
         attempt: 0,
         refined_dd: true,
         error: f64::NAN,
+        rounding_extent: f64::NAN,
     }
 }
 

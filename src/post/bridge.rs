@@ -17,6 +17,7 @@
 //! most [`BRIDGES_MAX`] bridges per path).
 
 use super::cost::Part;
+use super::local_dimension::rounding_extent;
 use super::{Endpoint, Refiner, Status};
 use crate::eval::EvalLayout;
 use crate::homotopy::Homotopy;
@@ -98,8 +99,24 @@ impl Refiner<'_> {
     /// Refines and classifies the end of a path; a failed path whose double-double tail
     /// got stuck is bridged (module doc): from each point its tails handed over in turn,
     /// at most [`BRIDGES_MAX`] times.
+    ///
+    /// A singular endpoint gets its [`rounding_extent`]: where the target system is a zero
+    /// to rounding that far around it, the clustering cannot tell its endpoint from another
+    /// one inside that region.
     pub fn process(&self, end: PathEnd) -> Endpoint {
-        self.cost.time(Part::Total, || self.process_bridged(end))
+        self.cost.time(Part::Total, || {
+            let mut ep = self.process_bridged(end);
+            if ep.status == Status::Singular {
+                let extent = ep
+                    .coordinates
+                    .as_deref()
+                    .and_then(|x| rounding_extent(self.system, x));
+                if let Some(e) = extent.filter(|&e| e > 0.0) {
+                    ep.rounding_extent = e;
+                }
+            }
+            ep
+        })
     }
 
     fn process_bridged(&self, end: PathEnd) -> Endpoint {

@@ -126,6 +126,77 @@ fn sup_dist(a: &[C64], b: &[C64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Largest extent (relative to `1 + ‖x‖∞`) that [`rounding_extent`] probes.
+pub const EXTENT_MAX: f64 = 8.0;
+/// First radius (relative) that [`rounding_extent`] probes; a smaller extent counts as 0.
+pub const EXTENT_MIN: f64 = 1e-6;
+/// Bisections of the last doubling in [`rounding_extent`]: the extent to 1/16 of itself.
+pub const EXTENT_BISECTIONS: usize = 4;
+
+/// How far from `x`, relative to `s = 1 + ‖x‖∞`, the target system stays a zero to the
+/// rounding of its evaluation ([`crate::post::rounding_ratio`] at most
+/// [`crate::post::STALLED_ROUNDING_FACTOR`]) along the null direction `v` of the row-scaled
+/// Jacobian: the largest `r` such that the points `x + ρ·s·ω·v`, `ω ∈ {1, −1, i, −i}`, are
+/// zeros to rounding for `ρ = EXTENT_MIN·2^k ≤ r` on some ray (the last step bisected). Near
+/// an isolated root of multiplicity μ the residual grows like `dist^μ`, so these points fill
+/// a region of radius about `(2^μ·ε)^{1/μ}·s` (0.6 around the root of the expanded
+/// `(x − 1)^31`) in which double precision cannot place the root: an endpoint there is
+/// known to no better than its extent. 0 at a double or triple root (`ε^{1/2}`, `ε^{1/3}`
+/// are below `EXTENT_MIN`) and on a curve (off its tangent line the residual grows like
+/// `dist²`). `None` when `x` is no zero to rounding, or when a ray does not leave the region
+/// within [`EXTENT_MAX`] (a line of zeros: no bounded region).
+pub fn rounding_extent(system: &System, x: &[C64]) -> Option<f64> {
+    use crate::post::{rounding_ratio, STALLED_ROUNDING_FACTOR};
+    let zero = |p: &[C64]| rounding_ratio(system, p) <= STALLED_ROUNDING_FACTOR;
+    if x.is_empty() || !zero(x) {
+        return None;
+    }
+    let (_, j, _) = scaled(system, x);
+    let svd = j.svd(false, true);
+    let v_t = svd.v_t.as_ref()?;
+    // The right singular vector of the smallest singular value; fewer equations than
+    // variables leave a null space of dimension ≥ 1 beside it: no bounded region.
+    if svd.singular_values.len() < x.len() {
+        return None;
+    }
+    let k = (0..svd.singular_values.len())
+        .min_by(|&a, &b| svd.singular_values[a].total_cmp(&svd.singular_values[b]))?;
+    let v: Vec<C64> = v_t.row(k).iter().map(|z| z.conj()).collect();
+    let s = 1.0 + x.iter().map(|z| z.norm()).fold(0.0, f64::max);
+    let mut extent = 0.0f64;
+    let mut p = x.to_vec();
+    for w in [C64::new(1.0, 0.0), C64::new(-1.0, 0.0), C64::i(), -C64::i()] {
+        let mut inside = |r: f64| {
+            for ((pi, xi), vi) in p.iter_mut().zip(x).zip(&v) {
+                *pi = xi + w * vi * (r * s);
+            }
+            zero(&p)
+        };
+        let mut r = EXTENT_MIN;
+        while inside(r) {
+            if r > EXTENT_MAX {
+                return None;
+            }
+            r *= 2.0;
+        }
+        if r == EXTENT_MIN {
+            continue;
+        }
+        // The boundary between r/2 (inside) and r (outside), to 2^-EXTENT_BISECTIONS of r.
+        let (mut lo, mut hi) = (0.5 * r, r);
+        for _ in 0..EXTENT_BISECTIONS {
+            let mid = 0.5 * (lo + hi);
+            if inside(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        extent = extent.max(lo);
+    }
+    Some(extent)
+}
+
 /// Whether the test can tell an isolated solution of multiplicity `paths` from a point of
 /// a component. On a hyperplane at relative distance `δ` (`δ·s` with `s = 1 + ‖x*‖∞`) the
 /// expanded `(x − x*)^μ` leaves the residual `(δ·s)^μ` against terms whose moduli sum to at
@@ -534,6 +605,44 @@ mod tests {
         let s = sys(&[&eq, "y - 1"], &["x", "y"]);
         let root = [c(1.0), c(1.0)];
         assert!(sample_nearby(&s, &root, 16, &mut rng()).is_none());
+    }
+
+    /// The region of zeros to rounding: about `(2^μ·ε)^{1/μ}·(1 + ‖x‖∞)` around the
+    /// expanded `(x − 1)^μ`'s root (μ = 16, 31; `3x − y − 2` makes the null direction
+    /// `(1, 3)/√10`), none at a double root or on a curve off a straight line, no bound on a
+    /// line of zeros, and nothing at a point that is no zero to rounding.
+    #[test]
+    fn rounding_extent_is_the_region_double_precision_cannot_resolve() {
+        let power = |mu: u32| {
+            let binom = |k: u32| (1..=k).fold(1.0f64, |a, i| a * (mu - k + i) as f64 / i as f64);
+            (0..=mu)
+                .map(|k| {
+                    let c = binom(k) * if (mu - k) % 2 == 0 { 1.0 } else { -1.0 };
+                    format!("{c}*x^{k}")
+                })
+                .collect::<Vec<_>>()
+                .join(" + ")
+        };
+        let root = [c(1.0), c(1.0)];
+        for mu in [16u32, 31] {
+            let s = sys(&[&power(mu), "3*x - y - 2"], &["x", "y"]);
+            let e = rounding_extent(&s, &root).expect("a bounded region");
+            // Along (1, 3)/√10 the x-distance is e·s/√10 with s = 2.
+            let dx = e * 2.0 / 10f64.sqrt();
+            let disc = (2f64.powi(mu as i32) * f64::EPSILON).powf(1.0 / mu as f64);
+            assert!(
+                dx > 0.3 * disc && dx < 3.0 * disc,
+                "μ = {mu}: {dx} against {disc}"
+            );
+            // (x, y) = (3, 7) is no zero to rounding.
+            assert_eq!(rounding_extent(&s, &[c(3.0), c(7.0)]), None);
+        }
+        let double = sys(&["x^2 - 2*x + 1", "y - x"], &["x", "y"]);
+        assert_eq!(rounding_extent(&double, &root), Some(0.0));
+        let circle = sys(&["x^2 + y^2 - 2", "x^2 + y^2 - 2"], &["x", "y"]);
+        assert_eq!(rounding_extent(&circle, &root), Some(0.0));
+        let line = sys(&["x - y", "2*x - 2*y"], &["x", "y"]);
+        assert_eq!(rounding_extent(&line, &root), None);
     }
 
     /// Clusters of up to 15 paths are tested, larger ones not.

@@ -163,6 +163,10 @@ pub struct Endpoint {
     /// nonsingular one, `η/(1 − θ)` (linear convergence at rate θ) for a singular one
     /// refined by Newton; NaN when unknown ([`refinement_error`]).
     pub error: f64,
+    /// Radius (relative, as `error`) of the region of zeros to rounding around a singular
+    /// endpoint ([`local_dimension::rounding_extent`]): the clustering reads it as an error
+    /// bound; NaN when none was measured.
+    pub rounding_extent: f64,
 }
 
 impl Endpoint {
@@ -186,6 +190,7 @@ impl Endpoint {
             attempt: 0,
             refined_dd: false,
             error: f64::NAN,
+            rounding_extent: f64::NAN,
         }
     }
 
@@ -278,8 +283,23 @@ impl<'a> Refiner<'a> {
         checkpoint: Option<&(f64, Vec<C64>)>,
         lifts: Option<&[f64]>,
     ) -> Option<Vec<C64>> {
-        let hom = self.near_one.as_ref()?;
-        let (tau0, y0) = checkpoint?;
+        self.near_one_or_tail(ep, checkpoint, lifts).ok()
+    }
+
+    /// [`Self::finish_near_one`], or where it fails the point `(τ, unit y)` its
+    /// double-double tracking reached (`None` when none was tracked).
+    fn near_one_or_tail(
+        &self,
+        ep: &mut Endpoint,
+        checkpoint: Option<&(f64, Vec<C64>)>,
+        lifts: Option<&[f64]>,
+    ) -> Result<Vec<C64>, Option<(f64, Vec<C64>)>> {
+        let Some(hom) = self.near_one.as_ref() else {
+            return Err(None);
+        };
+        let Some((tau0, y0)) = checkpoint else {
+            return Err(None);
+        };
         let eta = if self.attempt >= 2 {
             crate::track::dd::DD_ETA_TARGET_RETRACK
         } else {
@@ -308,7 +328,7 @@ impl<'a> Refiner<'a> {
                 -tau0,
                 self.tau_end - r.tau
             ));
-            return None;
+            return Err(Some((r.tau, r.y)));
         };
         ep.reason = Some(format!(
             "{}; tracked from s = {:.0e} to t = 1 in double-double ({} steps)",
@@ -316,7 +336,7 @@ impl<'a> Refiner<'a> {
             -tau0,
             r.accepted + r.rejected
         ));
-        Some(y)
+        Ok(y)
     }
 
     /// Projective Newton on the target system; returns the last correction norm and the
@@ -865,14 +885,48 @@ impl<'a> Refiner<'a> {
                 let settled = self.attempt == 0
                     && stalled
                     && settled_valuation(&end.samples, self.tau_end).is_some();
+                let mut tail = None;
                 let refined = if self.attempt > 0 || (stalled && !settled) {
-                    self.finish_near_one(&mut ep, checkpoint, lifts)
-                        .or_else(|| self.finish_dd(&mut ep, &y))
+                    match self.near_one_or_tail(&mut ep, checkpoint, lifts) {
+                        Ok(root) => Some(root),
+                        Err(t) => {
+                            tail = t;
+                            self.finish_dd(&mut ep, &y)
+                        }
+                    }
                 } else {
                     self.finish_dd(&mut ep, &y).map(|root| {
                         self.finish_near_one(&mut ep, checkpoint, lifts)
                             .unwrap_or(root)
                     })
+                };
+                // A double-double tail that failed, but only HANDOVER_SHRINK times or more
+                // closer to t = 1 than the last sample, is where the path went: the
+                // valuation is estimated from that sample to the tail's end, and a stalled
+                // path that Newton from the double stop does not settle is settled from the
+                // tail's end. The paths of the expanded `(x − 1)^μ` (μ = 36–44, with
+                // `x + 2y − 3`) from start roots near x = −1 approach the root like
+                // `|x − 1|/|x| ≈ (C·s)^{1/μ}`: they pass near infinity at s ≈ 1e-10
+                // (|x| ≈ 60), stall in double just before (s ≈ 3e-9, |x| ≈ 12, valuation
+                // 0.06–0.21), and their tails reach |x − 1| ≈ 0.9 at s ≈ 1e-23, inside the
+                // disc where double precision cannot tell the root (valuation −0.05 to
+                // −0.08 from the stop).
+                let (v, y_stop) = match tail {
+                    Some((tau, yt))
+                        if refined.is_none()
+                            && end.samples.last().is_some_and(|(t, _)| {
+                                self.tau_end - tau
+                                    < (self.tau_end - t) / crate::track::dd::HANDOVER_SHRINK
+                            }) =>
+                    {
+                        let mut samples = end.samples.clone();
+                        samples.push((tau, yt.clone()));
+                        // None at t = 1 (a tail that reached it, where Newton failed).
+                        let v = homogenizing_valuation(&samples, self.tau_end).or(v);
+                        ep.valuation = v;
+                        (v, Some(yt))
+                    }
+                    _ => (v, None),
                 };
                 if let Some(refined) = refined {
                     y = refined;
@@ -903,7 +957,14 @@ impl<'a> Refiner<'a> {
                             // with v ≈ −0.05, and two of 24 were reported failed beside the
                             // singular solution of the other 22.
                             if self.last_attempt {
-                                match self.settle_stalled(&y) {
+                                // From the tail's end where Newton from the stop wanders
+                                // (from near infinity, as above).
+                                let settled = self.settle_stalled(&y).or_else(|why| {
+                                    y_stop
+                                        .as_ref()
+                                        .map_or(Err(why), |yt| self.settle_stalled(yt))
+                                });
+                                match settled {
                                     Ok(s) => {
                                         ep.condition = self.condition(&s.y);
                                         ep.coordinates = Some(s.x);

@@ -375,6 +375,8 @@ struct Record {
     refined_dd: bool,
     /// [`Endpoint::error`].
     error: f64,
+    /// [`Endpoint::rounding_extent`].
+    rounding_extent: f64,
     /// At infinity by an estimate ([`Endpoint::at_infinity_by_estimate`]).
     estimated_at_infinity: bool,
     /// Why the path failed ([`crate::track::reason_kind`] of its reason); failed paths only.
@@ -416,8 +418,16 @@ pub(crate) fn clustering_tolerance(
 
 impl Record {
     /// Clustering tolerance of this record among records of `status` (base `tol`).
+    /// A singular record's tolerance is at least [`DEDUP_ERROR_FACTOR`] times its
+    /// [`Endpoint::rounding_extent`], beyond [`crate::post::SINGULAR_ERROR_MAX`] too: double
+    /// precision cannot place the root anywhere in that region.
     fn tolerance(&self, tol: f64, status: Status) -> f64 {
-        clustering_tolerance(self.refined_dd, self.condition, self.error, tol, status)
+        let t = clustering_tolerance(self.refined_dd, self.condition, self.error, tol, status);
+        if status == Status::Singular && self.rounding_extent > 0.0 {
+            t.max(DEDUP_ERROR_FACTOR * self.rounding_extent)
+        } else {
+            t
+        }
     }
 }
 
@@ -473,6 +483,7 @@ impl Tally {
             rank: e.rank,
             refined_dd: e.refined_dd,
             error: e.error,
+            rounding_extent: e.rounding_extent,
             estimated_at_infinity: e.at_infinity_by_estimate(),
             failed_reason: (e.status == Status::Failed).then(|| {
                 crate::track::reason_kind(e.reason.as_deref().unwrap_or("no reason given"))
@@ -530,6 +541,7 @@ impl Tally {
             attempt: 0,
             refined_dd: r.refined_dd,
             error: r.error,
+            rounding_extent: r.rounding_extent,
         })
     }
 
