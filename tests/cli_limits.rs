@@ -415,6 +415,56 @@ fn outputs_are_checked_before_the_solve() {
     let o = run(&["rref", &m, "-o", &m]);
     assert_eq!(o.status.code(), Some(2));
     assert!(std::fs::read_to_string(&m).unwrap().ends_with("2\n"));
+    // A hard link to the input is the input; so are two hard links among the outputs.
+    let link = dir.join("k_link.yaml");
+    let _ = std::fs::remove_file(&link);
+    std::fs::hard_link(&input, &link).unwrap();
+    let link = link.display().to_string();
+    let b = dir.join("b.jsonl");
+    std::fs::write(&b, "").unwrap();
+    let b_link = dir.join("b_link.jsonl");
+    let _ = std::fs::remove_file(&b_link);
+    std::fs::hard_link(&b, &b_link).unwrap();
+    let (b, b_link) = (b.display().to_string(), b_link.display().to_string());
+    for (args, what) in [
+        (
+            vec!["solve", &input, "--backend", "cpu", "-q", "-o", &link],
+            "input file",
+        ),
+        (
+            vec![
+                "solve",
+                &input,
+                "--backend",
+                "cpu",
+                "-q",
+                "-o",
+                &b,
+                "--solutions",
+                &b_link,
+            ],
+            "same file",
+        ),
+        // convert writes its input only where -o names it, which is refused too.
+        (
+            vec!["convert", &input, "--to", "phc", "-o", &input],
+            "input file",
+        ),
+        (
+            vec!["convert", &input, "--to", "phc", "-o", &link],
+            "input file",
+        ),
+    ] {
+        let o = run(&args);
+        no_panic(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(what), "{args:?}: {}", stderr(&o));
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            original,
+            "input intact: {args:?}"
+        );
+    }
 }
 
 #[test]

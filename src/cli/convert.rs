@@ -18,6 +18,7 @@ pub struct ConvertArgs {
 }
 
 pub fn run(a: &ConvertArgs) -> Result<i32> {
+    super::outputs::check(Some(&a.file), &[("-o", a.output.as_deref())])?;
     let system = crate::system::parse::load_named(&a.file)?;
     let text = to_format(&system, a.to).map_err(|m| {
         Error::Usage(format!(

@@ -58,7 +58,10 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
     ];
     super::outputs::check(None, &outputs)?;
     for p in &a.parts {
-        if a.output.as_ref().is_some_and(|o| same_file(o, p)) {
+        if a.output
+            .as_ref()
+            .is_some_and(|o| super::outputs::same_file(o, p))
+        {
             return Err(Error::Usage(format!(
                 "-o {}: is one of the files to merge",
                 p.display()
@@ -184,11 +187,6 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
     }
     crate::cli::outputs::finish_run(&summary, a.solutions.as_deref(), &system.variables, a.json)?;
     Ok(0)
-}
-
-/// Whether `a` and `b` name one existing file.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
 /// The common header of the files: one system, seed and options; shards of one N, each

@@ -1,7 +1,8 @@
 //! Output files checked before any work: each can be opened for writing (a missing
 //! directory is reported before the solve, not after it), and none is the input file or
-//! another output (compared as canonical paths, so `./a.jsonl` and `a.jsonl` are one file).
-//! Devices and pipes (`/dev/null`, `/dev/stdout`) may be named more than once.
+//! another output (compared as canonical paths, so `./a.jsonl` and `a.jsonl` are one file,
+//! and as device and inode, so a hard link to the input is the input). Devices and pipes
+//! (`/dev/null`, `/dev/stdout`) may be named more than once.
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,27 @@ fn canonical(p: &Path) -> Option<PathBuf> {
         _ => Path::new("."),
     };
     Some(dir.canonicalize().ok()?.join(name))
+}
+
+/// The device and inode of an existing file: the names of one file, hard links included,
+/// share them (`None` for a missing file, and where the platform has no inodes).
+fn file_id(p: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = p;
+        None
+    }
+}
+
+/// Whether `a` and `b` name one existing file (by canonical path, or as hard links).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+        || file_id(a).is_some_and(|id| file_id(b) == Some(id))
 }
 
 /// True for an existing file that is not a regular file (a device, a pipe).
@@ -52,7 +74,8 @@ fn try_open(flag: &str, p: &Path) -> Result<()> {
 /// (exit 2) name the flags and the file.
 pub fn check(input: Option<&Path>, outputs: &[(&str, Option<&Path>)]) -> Result<()> {
     let input_c = input.and_then(|p| p.canonicalize().ok());
-    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    let input_id = input.and_then(file_id);
+    let mut seen: Vec<(&str, PathBuf, Option<(u64, u64)>)> = Vec::new();
     for &(flag, p) in outputs {
         let Some(p) = p else { continue };
         try_open(flag, p)?;
@@ -60,19 +83,23 @@ pub fn check(input: Option<&Path>, outputs: &[(&str, Option<&Path>)]) -> Result<
             continue;
         }
         let Some(c) = canonical(p) else { continue };
-        if input_c.as_ref() == Some(&c) {
+        let id = file_id(p);
+        if input_c.as_ref() == Some(&c) || (id.is_some() && id == input_id) {
             return Err(Error::Usage(format!(
                 "{flag} {}: is the input file; writing it would destroy the input",
                 p.display()
             )));
         }
-        if let Some((other, _)) = seen.iter().find(|(_, q)| *q == c) {
+        if let Some((other, ..)) = seen
+            .iter()
+            .find(|(_, q, qid)| *q == c || (id.is_some() && *qid == id))
+        {
             return Err(Error::Usage(format!(
                 "{other} and {flag} name the same file {}; give each its own file",
                 p.display()
             )));
         }
-        seen.push((flag, c));
+        seen.push((flag, c, id));
     }
     Ok(())
 }
